@@ -1,0 +1,24 @@
+# kernbench: re-runs three text-classification papers on their real data.
+#   snakemake -c2                          full profile into results/
+#   snakemake -c2 --config profile=smoke results_dir=results-smoke
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/baselines.smk"
+include: "workflow/rules/tracking.smk"
+
+
+rule all:
+    input:
+        tables=expand(f"{RESULTS}/tables/{{table}}.{{ext}}", table=config["tables"], ext=["csv", "md"]),
+        mlflow=f"{RESULTS}/tracking/mlflow_runs.tsv",
+        embeddings=EMBEDDINGS,
+    default_target: True

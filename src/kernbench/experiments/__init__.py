@@ -1,0 +1,1 @@
+"""Experiments: each turns a prepared dataset into metrics and predictions."""

@@ -1,0 +1,54 @@
+"""Run records: the self-contained JSON each experiment job writes.
+
+A record holds ``run_key``, ``paper``, ``dataset``, ``system``, ``params``,
+``rows`` (the numbers tables are built from), ``metrics`` (the same numbers,
+flat, for MLflow), ``curves`` (per-step metrics), ``timings``, ``predictions``
+(path of the per-item predictions) and ``provenance``. Tables and MLflow are
+both built from records, so either can be rebuilt without re-running anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from kernbench.errors import DataError
+
+REQUIRED = ("run_key", "paper", "dataset", "system", "params", "rows", "metrics")
+
+
+def make_run_key(paper: str, dataset: str, system: str, params: dict) -> str:
+    """Return the stable key that identifies a run: paper/dataset/system/params-hash."""
+    digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
+    return f"{paper}/{dataset}/{system}/{digest}"
+
+
+def flat_metrics(rows: list[dict]) -> dict[str, float]:
+    """Turn table rows into MLflow metric names ``<dataset>.<split>.<metric>``."""
+    return {f"{r['dataset']}.{r['split']}.{r['metric']}": r["value"] for r in rows}
+
+
+def content_hash(record: dict) -> str:
+    """Hash of what a run produced (key, params, metrics, curves), ignoring timings and provenance."""
+    core = {k: record.get(k) for k in ("run_key", "params", "metrics", "curves")}
+    return hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()
+
+
+def load_record(path: str | Path) -> dict:
+    """Read and check a run record.
+
+    Raises
+    ------
+    DataError
+        If the file is not JSON or lacks a required field.
+    """
+    path = Path(path)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: not a readable run record ({exc})") from exc
+    missing = [k for k in REQUIRED if k not in record]
+    if missing:
+        raise DataError(f"{path}: run record lacks field(s) {', '.join(missing)}")
+    return record

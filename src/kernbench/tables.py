@@ -1,0 +1,103 @@
+"""Comparison tables: reproduced values beside the papers' own, from run records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from kernbench.errors import DataError
+from kernbench.fileio import write_text_atomic
+from kernbench.records import load_record
+
+COLUMNS = ["dataset", "system", "split", "metric", "value", "paper_value", "delta", "paper", "source"]
+KEY = ["dataset", "system", "split", "metric"]
+
+#: Metrics reported in percent, as the papers print them.
+PERCENT_METRICS = {"accuracy", "macro_f1", "average_precision", "f1"}
+
+DECIMALS = 4
+
+
+def load_paper_values(path: str | Path) -> pd.DataFrame:
+    """Read the papers' published numbers.
+
+    Parameters
+    ----------
+    path : path-like
+        YAML file mapping each paper to ``source`` and a list of ``values``
+        (``dataset, system, split, metric, value``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, system, split, metric, paper_value, source``.
+
+    Raises
+    ------
+    DataError
+        If an entry lacks a field or a (dataset, system, split, metric) repeats.
+    """
+    path = Path(path)
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    rows = []
+    for paper, block in document.items():
+        for i, entry in enumerate(block["values"]):
+            missing = [k for k in KEY + ["value"] if k not in entry]
+            if missing:
+                raise DataError(f"{path}: {paper} value #{i} lacks {', '.join(missing)}")
+            rows.append({**{k: entry[k] for k in KEY}, "paper_value": float(entry["value"]), "source": block["source"]})
+    frame = pd.DataFrame(rows, columns=KEY + ["paper_value", "source"])
+    duplicated = frame[frame.duplicated(KEY, keep=False)]
+    if not duplicated.empty:
+        raise DataError(f"{path}: repeated entries {duplicated[KEY].to_dict('records')}")
+    return frame
+
+
+def build_table(record_paths, paper_values: pd.DataFrame) -> pd.DataFrame:
+    """Collect the rows of every run record and set the paper's value and the delta beside each.
+
+    Parameters
+    ----------
+    record_paths : iterable of path-like
+        Run records to include.
+    paper_values : pandas.DataFrame
+        From :func:`load_paper_values`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COLUMNS`, sorted by paper, dataset, system, split and
+        metric; percent metrics scaled to percent, values rounded to
+        :data:`DECIMALS` places so reruns give identical files.
+    """
+    rows = []
+    for path in record_paths:
+        record = load_record(path)
+        for row in record["rows"]:
+            rows.append({**row, "system": record["system"], "paper": record["paper"]})
+    frame = pd.DataFrame(rows, columns=KEY + ["value", "paper"])
+    scale = np.where(frame["metric"].isin(PERCENT_METRICS), 100.0, 1.0)
+    frame["value"] = frame["value"].astype(float) * scale
+    frame = frame.merge(paper_values, on=KEY, how="left")
+    frame["delta"] = frame["value"] - frame["paper_value"]
+    for column in ("value", "paper_value", "delta"):
+        frame[column] = frame[column].round(DECIMALS)
+    return frame[COLUMNS].sort_values(["paper", *KEY], kind="stable").reset_index(drop=True)
+
+
+def to_markdown(frame: pd.DataFrame) -> str:
+    """Render a table as GitHub markdown (blank where a number is missing)."""
+    shown = frame.drop(columns=["source"]).astype(object)
+    shown = shown.where(shown.notna(), None)  # tabulate blanks None, not NaN
+    return shown.to_markdown(index=False, floatfmt=f".{DECIMALS}f", missingval="") + "\n"
+
+
+def write_table(frame: pd.DataFrame, csv_path: str | Path, md_path: str | Path) -> None:
+    """Write ``frame`` as CSV and markdown, each atomically."""
+    write_text_atomic(csv_path, frame.to_csv(index=False, float_format=f"%.{DECIMALS}f", lineterminator="\n"))
+    sources = sorted(set(frame["source"].dropna()))
+    notes = "".join(f"\n- {s}" for s in sources)
+    write_text_atomic(md_path, to_markdown(frame) + (f"\nPaper values:{notes}\n" if notes else ""))

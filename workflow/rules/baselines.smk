@@ -1,0 +1,25 @@
+rule baseline:
+    input:
+        prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
+    output:
+        record=f"{RESULTS}/runs/{{paper}}/{{dataset}}/{{system}}.json",
+        predictions=f"{RESULTS}/runs/{{paper}}/{{dataset}}/{{system}}.predictions.parquet",
+    params:
+        settings=json.dumps(config["baselines"], sort_keys=True),
+        seed=config["seed"],
+        profile=config["profile"],
+    log:
+        f"{LOGS}/runs/{{paper}}/{{dataset}}/{{system}}.log",
+    wildcard_constraints:
+        paper="anygram|fisher|ordinal",
+        dataset="|".join(DATASETS),
+        system="Triv|Triv-3stars|BoW-TFIDF",
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+    shell:
+        "kernbench baseline --dataset {wildcards.dataset} --system {wildcards.system} "
+        "--prepared {input.prepared:q} --params {params.settings:q} --seed {params.seed} "
+        "--profile {params.profile} --threads {threads} "
+        "--record {output.record:q} --predictions {output.predictions:q} > {log} 2>&1"

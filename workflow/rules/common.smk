@@ -1,0 +1,64 @@
+import json
+
+import copy
+import os
+
+from snakemake.utils import update_config, validate
+
+from kernbench.catalog import BASELINE_SYSTEMS, DATASETS, TOKENISED
+from kernbench.data.registry import RAW_DATASETS
+from kernbench.provenance import config_hash
+
+
+def _apply_profile(cfg):
+    """Merge the selected profile's section into the config; --config values still win."""
+    profile = cfg.get("profile", "full")
+    sections = cfg.get("profiles", {})
+    if profile not in sections:
+        raise ValueError(f"config: profile {profile!r} has no section under 'profiles' ({', '.join(sections)})")
+    merged = copy.deepcopy(cfg)
+    update_config(merged, sections[profile])
+    update_config(merged, workflow.config_settings.overwrite_config)
+    return merged
+
+
+config.update(_apply_profile(config))
+validate(config, schema="../schemas/config.schema.yaml")
+
+RESULTS = config["results_dir"].rstrip("/")
+LOGS = f"{RESULTS}/logs"
+# Jobs read this to stamp their run records; an environment variable, not a param, so that a
+# config change elsewhere does not invalidate every job.
+os.environ["KERNBENCH_CONFIG_HASH"] = config_hash(config)
+
+EMBEDDINGS = f"{RESULTS}/prepared/embeddings_{config['embeddings']['source']}.npz"
+
+
+def raw_files(raw):
+    """Paths of the fetched files of one raw dataset."""
+    return [f"{RESULTS}/raw/{entry.path}" for entry in RAW_DATASETS[raw].files]
+
+
+def prepared(dataset):
+    return f"{RESULTS}/prepared/{dataset}.parquet"
+
+
+def baseline_runs():
+    """(paper, dataset, system) of every baseline the config asks for."""
+    return [
+        (DATASETS[d].paper, d, system) for d in config["datasets"] for system in BASELINE_SYSTEMS[DATASETS[d].task]
+    ]
+
+
+def run_record(paper, dataset, system):
+    return f"{RESULTS}/runs/{paper}/{dataset}/{system}.json"
+
+
+def records_for_table(table):
+    if table == "baselines":
+        return [run_record(*run) for run in baseline_runs()]
+    raise ValueError(f"no rule builds table {table!r}")
+
+
+def all_records():
+    return sorted({r for table in config["tables"] for r in records_for_table(table)})

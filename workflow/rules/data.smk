@@ -1,0 +1,71 @@
+# Raw files: mirror first, else canonical URL; sha256-verified either way. One rule per raw dataset,
+# so each rule declares exactly the files it writes.
+for _raw in RAW_DATASETS:
+
+    rule:
+        name:
+            f"fetch_{_raw}"
+        output:
+            raw_files(_raw),
+        params:
+            raw=_raw,
+            mirror=config["data"]["mirror"],
+            raw_dir=f"{RESULTS}/raw",
+            download="" if config["data"]["download"] else "--no-download",
+            timeout=config["data"]["timeout_s"],
+        log:
+            f"{LOGS}/fetch/{_raw}.log",
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=30,
+        shell:
+            "kernbench fetch {params.raw} --mirror {params.mirror:q} --raw-dir {params.raw_dir:q} "
+            "{params.download} --timeout {params.timeout} > {log} 2>&1"
+
+
+rule prepare:
+    input:
+        lambda wc: raw_files(DATASETS[wc.dataset].raw),
+    output:
+        f"{RESULTS}/prepared/{{dataset}}.parquet",
+    params:
+        raw_dir=f"{RESULTS}/raw",
+        dev_fraction=config["semeval14"]["dev_fraction"],
+        seed=config["seed"],
+        subsample=json.dumps(config["subsample"]) if config["subsample"] else "",
+    log:
+        f"{LOGS}/prepare/{{dataset}}.log",
+    wildcard_constraints:
+        dataset="|".join(DATASETS),
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=15,
+    shell:
+        "kernbench prepare {wildcards.dataset} --raw-dir {params.raw_dir:q} --out {output:q} "
+        "--dev-fraction {params.dev_fraction} --seed {params.seed} --subsample={params.subsample:q} > {log} 2>&1"
+
+
+rule embeddings:
+    input:
+        [prepared(d) for d in TOKENISED],
+    output:
+        EMBEDDINGS,
+    params:
+        source=config["embeddings"]["source"],
+        url=config["embeddings"].get("glove840b300d", {}).get("url", ""),
+        sha256=config["embeddings"].get("glove840b300d", {}).get("sha256", ""),
+        size=config["embeddings"].get("glove840b300d", {}).get("size", 0),
+        mirror=config["data"]["mirror"],
+        raw_dir=f"{RESULTS}/raw",
+    log:
+        f"{LOGS}/embeddings.log",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    shell:
+        "kernbench embeddings --prepared {input:q} --source {params.source} --out {output:q} "
+        "--url={params.url:q} --sha256={params.sha256:q} --size {params.size} --dim 300 "
+        "--mirror {params.mirror:q} --raw-dir {params.raw_dir:q} > {log} 2>&1"

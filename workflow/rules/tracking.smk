@@ -1,0 +1,36 @@
+rule track:
+    # The only rule that writes to MLflow: one writer, so parallel jobs never lock the store.
+    input:
+        all_records(),
+    output:
+        f"{RESULTS}/tracking/mlflow_runs.tsv",
+    params:
+        results_dir=RESULTS,
+        tracking_uri=config["mlflow"]["tracking_uri"],
+    log:
+        f"{LOGS}/track.log",
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=20,
+    shell:
+        "kernbench track --records {input:q} --results-dir {params.results_dir:q} "
+        "--tracking-uri={params.tracking_uri:q} --manifest {output:q} > {log} 2>&1"
+
+
+rule tables:
+    input:
+        records=lambda wc: records_for_table(wc.table),
+        paper_values="workflow/paper_results.yaml",
+    output:
+        csv=f"{RESULTS}/tables/{{table}}.csv",
+        md=f"{RESULTS}/tables/{{table}}.md",
+    log:
+        f"{LOGS}/tables/{{table}}.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    shell:
+        "kernbench tables --records {input.records:q} --paper-values {input.paper_values:q} "
+        "--csv {output.csv:q} --md {output.md:q} > {log} 2>&1"
