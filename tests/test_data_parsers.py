@@ -467,7 +467,7 @@ def test_clothing_missing_text(clothing_dir, tmp_path):
         ",Absolutely wonderful - silky and sexy and comfortable,",
         ",,",
     )
-    with pytest.raises(DataError, match="row_id 0: text field is empty"):
+    with pytest.raises(DataError, match="row_id 0: field 'Review Text' is empty"):
         reviews.prepare_clothing(csv_path, clothing_dir / "split_suggested.tsv")
 
 

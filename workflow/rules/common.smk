@@ -2,6 +2,7 @@ import json
 
 import copy
 import os
+import sys
 
 from snakemake.utils import update_config, validate
 
@@ -30,6 +31,10 @@ LOGS = f"{RESULTS}/logs"
 # Jobs read this to stamp their run records; an environment variable, not a param, so that a
 # config change elsewhere does not invalidate every job.
 os.environ["KERNBENCH_CONFIG_HASH"] = config_hash(config)
+
+# Rules call the `kernbench` entry point installed beside the Python running Snakemake,
+# so the workflow works from an unactivated virtualenv too.
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
 EMBEDDINGS = f"{RESULTS}/prepared/embeddings_{config['embeddings']['source']}.npz"
 

@@ -87,6 +87,7 @@ def _join(
     *,
     data_path: Path,
     split_path: Path,
+    text_field: str,
 ) -> pd.DataFrame:
     """Keep the data rows listed in the split table and check their ratings.
 
@@ -107,7 +108,7 @@ def _join(
                 f"listed for row {row.row} in {split_path}"
             )
         if not row.text.strip():
-            raise DataError(f"{row.where}: text field is empty, but {split_path} lists row {row.row}")
+            raise DataError(f"{row.where}: field '{text_field}' is empty, but {split_path} lists row {row.row}")
     merged = merged.sort_values("row", kind="stable").reset_index(drop=True)
     return pd.DataFrame(
         {
@@ -167,7 +168,7 @@ def prepare_clothing(csv_path: str | os.PathLike, split_path: str | os.PathLike)
     if data["row"].duplicated().any():
         row = int(data.loc[data["row"].duplicated(), "row"].iat[0])
         raise DataError(f"{csv_path}: row_id {row} occurs twice")
-    return _join("clothing", data, split_table, data_path=csv_path, split_path=split_path)
+    return _join("clothing", data, split_table, data_path=csv_path, split_path=split_path, text_field="Review Text")
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
@@ -264,4 +265,5 @@ def prepare_hotel(jsonl_path: str | os.PathLike, split_path: str | os.PathLike) 
         split_table.drop(columns="review_id", errors="ignore"),
         data_path=jsonl_path,
         split_path=split_path,
+        text_field="text",
     )

@@ -1,0 +1,97 @@
+"""Tables carry paper values and deltas; MLflow logging is idempotent by run key."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from mlflow.tracking import MlflowClient
+
+from kernbench.records import flat_metrics, make_run_key
+from kernbench.tables import build_table, load_paper_values, write_table
+from kernbench.tracking import default_tracking_uri, log_records
+
+PAPER_VALUES = "workflow/paper_results.yaml"
+
+
+def _record(tmp_path, dataset, system, rows, *, paper="anygram", params=None):
+    params = params or {"C": [1.0]}
+    record = {
+        "run_key": make_run_key(paper, dataset, system, params),
+        "paper": paper,
+        "dataset": dataset,
+        "system": system,
+        "params": params,
+        "rows": rows,
+        "metrics": flat_metrics(rows),
+        "curves": {"dev_accuracy": [0.5, 0.6, 0.7]},
+        "timings": {"fit": 1.5},
+        "provenance": {"git_commit": "abc", "config_hash": "def", "packages": {"numpy": "2"}},
+    }
+    path = tmp_path / f"{paper}-{dataset}-{system}.json"
+    path.write_text(json.dumps(record))
+    return path
+
+
+def test_paper_values_hold_table_3_and_table_1():
+    values = load_paper_values(PAPER_VALUES).set_index(["dataset", "system", "split", "metric"])["paper_value"]
+    assert values[("semeval14_laptop", "AGKwess", "test", "accuracy")] == 65.29
+    assert values[("sst", "BiLSTM", "dev", "accuracy")] == 42.69
+    assert values[("crude", "FSA-uniform", "test", "average_precision")] == 100.0
+    assert values[("earn", "BoW-TFIDF", "test", "average_precision")] == 99.91
+    assert ("semeval14_laptop", "NGTKsm", "dev", "accuracy") in values.index
+    assert ("sst", "NGTKsm", "dev", "accuracy") not in values.index  # the paper has no NGTK on SST
+    assert len(values) == 7 * 6 - 4 + 6 * 10 + 4
+
+
+def test_table_scales_percent_metrics_and_computes_delta(tmp_path):
+    rows = [
+        {"dataset": "earn", "split": "test", "metric": "average_precision", "value": 0.99},
+        {"dataset": "earn", "split": "test", "metric": "f1", "value": 0.5},
+    ]
+    laptop = [{"dataset": "semeval14_laptop", "split": "test", "metric": "accuracy", "value": 0.6529}]
+    paths = [
+        _record(tmp_path, "reuters", "BoW-TFIDF", rows, paper="fisher"),
+        _record(tmp_path, "semeval14_laptop", "AGKwess", laptop),
+    ]
+    table = build_table(paths, load_paper_values(PAPER_VALUES))
+    earn = table[(table["dataset"] == "earn") & (table["metric"] == "average_precision")].iloc[0]
+    assert earn["value"] == 99.0 and earn["paper_value"] == 99.91 and earn["delta"] == pytest.approx(-0.91)
+    assert pd.isna(table[table["metric"] == "f1"].iloc[0]["paper_value"])
+    laptop_row = table[table["dataset"] == "semeval14_laptop"].iloc[0]
+    assert laptop_row["delta"] == 0.0
+    assert list(table.columns[:7]) == ["dataset", "system", "split", "metric", "value", "paper_value", "delta"]
+
+    write_table(table, tmp_path / "t.csv", tmp_path / "t.md")
+    first = (tmp_path / "t.csv").read_bytes()
+    write_table(build_table(paths[::-1], load_paper_values(PAPER_VALUES)), tmp_path / "t.csv", tmp_path / "t.md")
+    assert (tmp_path / "t.csv").read_bytes() == first  # record order does not matter
+    assert "| earn" in (tmp_path / "t.md").read_text()
+
+
+def test_mlflow_logging_is_idempotent_and_replaces_changed_runs(tmp_path):
+    rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
+    paths = [_record(tmp_path, "sst", "Triv", rows), _record(tmp_path, "sst", "BoW-TFIDF", rows)]
+    uri = default_tracking_uri(tmp_path)
+    first = log_records(paths, tracking_uri=uri, artifact_root=tmp_path / "art")
+    assert [m["status"] for m in first] == ["logged", "logged"]
+    second = log_records(paths, tracking_uri=uri, artifact_root=tmp_path / "art")
+    assert [m["status"] for m in second] == ["unchanged", "unchanged"]
+    assert [m["run_id"] for m in second] == [m["run_id"] for m in first]
+
+    changed = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.45}]
+    paths[0] = _record(tmp_path, "sst", "Triv", changed)
+    third = log_records(paths, tracking_uri=uri, artifact_root=tmp_path / "art")
+    assert [m["status"] for m in third] == ["replaced", "unchanged"]
+
+    client = MlflowClient(tracking_uri=uri)
+    experiment = client.get_experiment_by_name("kernbench-anygram")
+    runs = client.search_runs([experiment.experiment_id])
+    assert len(runs) == 2
+    triv = next(r for r in runs if r.data.tags["system"] == "Triv")
+    assert triv.data.metrics["sst.test.accuracy"] == 0.45
+    assert [m.value for m in client.get_metric_history(triv.info.run_id, "dev_accuracy")] == [0.5, 0.6, 0.7]
+    assert triv.data.params["C"] == "[1.0]"
+    artifacts = [a.path for a in client.list_artifacts(triv.info.run_id)]
+    assert any(a.endswith(".json") for a in artifacts)
