@@ -14,6 +14,8 @@ rule baseline:
         paper="anygram|fisher|ordinal",
         dataset="|".join(DATASETS),
         system="Triv|Triv-3stars|BoW-TFIDF",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=3000,

@@ -36,12 +36,26 @@ os.environ["KERNBENCH_CONFIG_HASH"] = config_hash(config)
 # so the workflow works from an unactivated virtualenv too.
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
+
+envvars:
+    "PATH",
+    "KERNBENCH_CONFIG_HASH",
+
+
+# The software every rule needs; used with --software-deployment-method conda.
+CONDA_ENV = "../../environment.yml"
+
 EMBEDDINGS = f"{RESULTS}/prepared/embeddings_{config['embeddings']['source']}.npz"
 
 
 def raw_files(raw):
     """Paths of the fetched files of one raw dataset."""
     return [f"{RESULTS}/raw/{entry.path}" for entry in RAW_DATASETS[raw].files]
+
+
+def raw_root(files, raw):
+    """The raw-files root directory, recovered from the first fetched file of ``raw``."""
+    return str(files[0])[: -len(RAW_DATASETS[raw].files[0].path) - 1]
 
 
 def prepared(dataset):

@@ -10,11 +10,13 @@ for _raw in RAW_DATASETS:
         params:
             raw=_raw,
             mirror=config["data"]["mirror"],
-            raw_dir=f"{RESULTS}/raw",
+            raw_dir=lambda wildcards, output, raw=_raw: raw_root(output, raw),
             download="" if config["data"]["download"] else "--no-download",
             timeout=config["data"]["timeout_s"],
         log:
             f"{LOGS}/fetch/{_raw}.log",
+        conda:
+            CONDA_ENV
         threads: 1
         resources:
             mem_mb=500,
@@ -30,7 +32,7 @@ rule prepare:
     output:
         f"{RESULTS}/prepared/{{dataset}}.parquet",
     params:
-        raw_dir=f"{RESULTS}/raw",
+        raw_dir=lambda wildcards, input: raw_root(input, DATASETS[wildcards.dataset].raw),
         dev_fraction=config["semeval14"]["dev_fraction"],
         seed=config["seed"],
         subsample=json.dumps(config["subsample"]) if config["subsample"] else "",
@@ -38,6 +40,8 @@ rule prepare:
         f"{LOGS}/prepare/{{dataset}}.log",
     wildcard_constraints:
         dataset="|".join(DATASETS),
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -58,9 +62,11 @@ rule embeddings:
         sha256=config["embeddings"].get("glove840b300d", {}).get("sha256", ""),
         size=config["embeddings"].get("glove840b300d", {}).get("size", 0),
         mirror=config["data"]["mirror"],
-        raw_dir=f"{RESULTS}/raw",
+        raw_dir=lambda wildcards, output: os.path.join(os.path.dirname(os.path.dirname(output[0])), "raw"),
     log:
         f"{LOGS}/embeddings.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=4000,

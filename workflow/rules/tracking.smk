@@ -5,10 +5,12 @@ rule track:
     output:
         f"{RESULTS}/tracking/mlflow_runs.tsv",
     params:
-        results_dir=RESULTS,
+        results_dir=lambda wildcards, output: os.path.dirname(os.path.dirname(output[0])),
         tracking_uri=config["mlflow"]["tracking_uri"],
     log:
         f"{LOGS}/track.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=1500,
@@ -27,6 +29,8 @@ rule tables:
         md=f"{RESULTS}/tables/{{table}}.md",
     log:
         f"{LOGS}/tables/{{table}}.log",
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         mem_mb=500,
