@@ -1,0 +1,116 @@
+"""The workflow as a user runs it: config checked at start-up, bad raw data stops cleanly, smoke run end to end."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+
+def snakemake(*args, cwd=REPO_ROOT):
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+def kernbench(*args):
+    return subprocess.run([sys.executable, "-m", "kernbench.cli", *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize(
+    ("override", "named"),
+    [
+        ("datasets=[sst,imdb]", "imdb"),
+        ("seed=-1", "seed"),
+        ("semeval14={dev_fraction: -0.2}", "dev_fraction"),
+        ("no_such_key=1", "no_such_key"),
+        ("profile=huge", "huge"),
+        ("baselines={C: [], reuters_C: 1, svr_epsilon: 0, min_df: 1, sublinear_tf: false}", "['C']"),
+    ],
+)
+def test_bad_config_is_rejected_at_start_up_naming_the_key(tmp_path, override, named):
+    results = tmp_path / "results"
+    result = snakemake("--dry-run", "--config", f"results_dir={results}", override)
+    assert result.returncode != 0
+    assert named in result.stdout + result.stderr
+    assert not results.exists()
+
+
+def _raw_copy(mirror: Path, tmp_path: Path) -> Path:
+    raw = tmp_path / "raw"
+    shutil.copytree(mirror / "semeval14", raw / "semeval14")
+    shutil.copytree(mirror / "sst", raw / "sst")
+    for path in raw.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return raw
+
+
+def test_truncated_semeval_xml_stops_naming_the_file_and_writes_nothing(mirror, tmp_path):
+    raw = _raw_copy(mirror, tmp_path)
+    xml = raw / "semeval14/Laptop_Train_v2.xml"
+    xml.write_bytes(xml.read_bytes()[:50_000])
+    out = tmp_path / "prepared/semeval14_laptop.parquet"
+    result = kernbench(
+        "prepare", "semeval14_laptop", "--raw-dir", str(raw), "--out", str(out), "--dev-fraction", "0.1", "--seed", "1"
+    )
+    assert result.returncode == 1
+    assert "Laptop_Train_v2.xml" in result.stderr and "line" in result.stderr
+    assert not out.exists() and not list(out.parent.glob("*"))
+
+
+def test_malformed_sst_tree_stops_naming_file_and_line(mirror, tmp_path):
+    raw = _raw_copy(mirror, tmp_path)
+    dev = raw / "sst/dev.txt"
+    lines = dev.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[6] = lines[6].rstrip("\n").rstrip(")") + "\n"
+    dev.write_text("".join(lines), encoding="utf-8")
+    out = tmp_path / "prepared/sst.parquet"
+    result = kernbench("prepare", "sst", "--raw-dir", str(raw), "--out", str(out), "--dev-fraction", "0.1", "--seed", "1")
+    assert result.returncode == 1
+    assert "dev.txt" in result.stderr and "line 7" in result.stderr
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_smoke_profile_end_to_end_and_idempotent_rerun(tmp_path):
+    results = tmp_path / "results"
+    first = snakemake("--config", "profile=smoke", f"results_dir={results}")
+    assert first.returncode == 0, first.stderr[-3000:]
+
+    table = pd.read_csv(results / "tables/baselines.csv")
+    assert list(table.columns[:7]) == ["dataset", "system", "split", "metric", "value", "paper_value", "delta"]
+    assert {"semeval14_laptop", "semeval14_restaurant", "sst", "earn", "corn", "reviews_clothing", "reviews_hotel"} <= set(
+        table["dataset"]
+    )
+    three = table[(table["system"] == "Triv-3stars") & (table["metric"] == "mae_macro")]
+    assert (three["value"] == 1.2).all() and (three["delta"] == 0).all()
+    for name in ("semeval14_laptop", "sst", "reuters", "reviews_hotel"):
+        frame = pd.read_parquet(results / f"prepared/{name}.parquet")
+        assert {"id", "split", "label"} <= set(frame.columns)
+        assert frame["split"].value_counts().max() <= 400
+    assert (results / "prepared/embeddings_glove6b50d.npz").is_file()
+
+    def mlflow_runs():
+        with sqlite3.connect(results / "mlflow.db") as db:
+            return db.execute(
+                "SELECT e.name, COUNT(*) FROM runs r JOIN experiments e USING (experiment_id) "
+                "WHERE r.lifecycle_stage = 'active' GROUP BY e.name ORDER BY e.name"
+            ).fetchall()
+
+    expected = [("kernbench-anygram", 6), ("kernbench-fisher", 2), ("kernbench-ordinal", 6)]
+    assert mlflow_runs() == expected
+
+    again = snakemake("--config", "profile=smoke", f"results_dir={results}")
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
+    forced = snakemake("--config", "profile=smoke", f"results_dir={results}", "--forcerun", "track")
+    assert forced.returncode == 0, forced.stderr[-3000:]
+    manifest = pd.read_csv(results / "tracking/mlflow_runs.tsv", sep="\t")
+    assert set(manifest["status"]) == {"unchanged"} and len(manifest) == 14
+    assert mlflow_runs() == expected
