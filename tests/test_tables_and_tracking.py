@@ -62,12 +62,34 @@ def test_table_scales_percent_metrics_and_computes_delta(tmp_path):
     laptop_row = table[table["dataset"] == "semeval14_laptop"].iloc[0]
     assert laptop_row["delta"] == 0.0
     assert list(table.columns[:7]) == ["dataset", "system", "split", "metric", "value", "paper_value", "delta"]
+    assert (table["n_seeds"] == 1).all() and table["std"].isna().all()
 
     write_table(table, tmp_path / "t.csv", tmp_path / "t.md")
     first = (tmp_path / "t.csv").read_bytes()
     write_table(build_table(paths[::-1], load_paper_values(PAPER_VALUES)), tmp_path / "t.csv", tmp_path / "t.md")
     assert (tmp_path / "t.csv").read_bytes() == first  # record order does not matter
     assert "| earn" in (tmp_path / "t.md").read_text()
+
+
+def test_seeds_of_one_system_become_mean_std_and_count(tmp_path):
+    paths = [
+        _record(
+            tmp_path,
+            "sst",
+            f"BiLSTM-{seed}",
+            [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": value}],
+            params={"seed": seed},
+        )
+        for seed, value in [(1, 0.40), (2, 0.42), (3, 0.44)]
+    ]
+    for path in paths:  # the three records are one system run with three seeds
+        record = json.loads(path.read_text())
+        path.write_text(json.dumps({**record, "system": "BiLSTM"}))
+    table = build_table(paths, load_paper_values(PAPER_VALUES))
+    assert len(table) == 1
+    row = table.iloc[0]
+    assert row["value"] == pytest.approx(42.0) and row["std"] == pytest.approx(2.0) and row["n_seeds"] == 3
+    assert row["paper_value"] == 43.57 and row["delta"] == pytest.approx(-1.57)
 
 
 def test_mlflow_logging_is_idempotent_and_replaces_changed_runs(tmp_path):

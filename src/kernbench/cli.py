@@ -188,7 +188,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
     p.set_defaults(func=_cmd_tables)
+
+    for module in _command_modules():
+        module.register(sub)
     return parser
+
+
+def _command_modules():
+    """Modules of :mod:`kernbench.commands`, each adding its subcommands through ``register(subparsers)``."""
+    import importlib
+    import pkgutil
+
+    import kernbench.commands
+
+    names = sorted(m.name for m in pkgutil.iter_modules(kernbench.commands.__path__))
+    return [importlib.import_module(f"kernbench.commands.{name}") for name in names]
 
 
 def main(argv: list[str] | None = None) -> int:

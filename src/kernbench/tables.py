@@ -12,7 +12,7 @@ from kernbench.errors import DataError
 from kernbench.fileio import write_text_atomic
 from kernbench.records import load_record
 
-COLUMNS = ["dataset", "system", "split", "metric", "value", "paper_value", "delta", "paper", "source"]
+COLUMNS = ["dataset", "system", "split", "metric", "value", "paper_value", "delta", "std", "n_seeds", "paper", "source"]
 KEY = ["dataset", "system", "split", "metric"]
 
 #: Metrics reported in percent, as the papers print them.
@@ -59,6 +59,10 @@ def load_paper_values(path: str | Path) -> pd.DataFrame:
 def build_table(record_paths, paper_values: pd.DataFrame) -> pd.DataFrame:
     """Collect the rows of every run record and set the paper's value and the delta beside each.
 
+    Rows of several records with the same paper, dataset, system, split and
+    metric (the seeds of one system) become one cell: their mean, standard
+    deviation (``std``, sample, blank for one run) and count (``n_seeds``).
+
     Parameters
     ----------
     record_paths : iterable of path-like
@@ -81,9 +85,15 @@ def build_table(record_paths, paper_values: pd.DataFrame) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=KEY + ["value", "paper"])
     scale = np.where(frame["metric"].isin(PERCENT_METRICS), 100.0, 1.0)
     frame["value"] = frame["value"].astype(float) * scale
+    # Runs that differ only in their seed share a key: the cell is their mean.
+    frame = (
+        frame.groupby(["paper", *KEY], sort=True)["value"]
+        .agg(value="mean", std="std", n_seeds="count")
+        .reset_index()
+    )
     frame = frame.merge(paper_values, on=KEY, how="left")
     frame["delta"] = frame["value"] - frame["paper_value"]
-    for column in ("value", "paper_value", "delta"):
+    for column in ("value", "paper_value", "delta", "std"):
         frame[column] = frame[column].round(DECIMALS)
     return frame[COLUMNS].sort_values(["paper", *KEY], kind="stable").reset_index(drop=True)
 

@@ -1,3 +1,6 @@
+TABLE_RECORDS.setdefault("baselines", []).extend(run_record(*run) for run in baseline_runs())
+
+
 rule baseline:
     input:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
