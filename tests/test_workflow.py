@@ -104,13 +104,16 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(tmp_path):
                 "WHERE r.lifecycle_stage = 'active' GROUP BY e.name ORDER BY e.name"
             ).fetchall()
 
-    expected = [("kernbench-anygram", 6), ("kernbench-fisher", 2), ("kernbench-ordinal", 6)]
-    assert mlflow_runs() == expected
+    records = sorted(results.glob("runs/*/**/*.json"))
+    papers = pd.Series([r.relative_to(results / "runs").parts[0] for r in records]).value_counts().sort_index()
+    expected = [(f"kernbench-{paper}", count) for paper, count in papers.items()]
+    assert papers["anygram"] >= 6 and papers["fisher"] >= 2 and papers["ordinal"] >= 6
+    assert mlflow_runs() == expected  # every run record logged exactly once
 
     again = snakemake("--config", "profile=smoke", f"results_dir={results}")
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
     forced = snakemake("--config", "profile=smoke", f"results_dir={results}", "--forcerun", "track")
     assert forced.returncode == 0, forced.stderr[-3000:]
     manifest = pd.read_csv(results / "tracking/mlflow_runs.tsv", sep="\t")
-    assert set(manifest["status"]) == {"unchanged"} and len(manifest) == 14
+    assert set(manifest["status"]) == {"unchanged"} and len(manifest) == len(records)
     assert mlflow_runs() == expected

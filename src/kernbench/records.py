@@ -2,8 +2,10 @@
 
 A record holds ``run_key``, ``paper``, ``dataset``, ``system``, ``params``,
 ``rows`` (the numbers tables are built from), ``metrics`` (the same numbers,
-flat, for MLflow), ``curves`` (per-step metrics), ``timings``, ``predictions``
-(path of the per-item predictions) and ``provenance``. Tables and MLflow are
+flat, for MLflow), ``curves`` (per-step metrics, ``{name: [value per step]}``),
+``timings`` (seconds), ``predictions`` (path of the per-item predictions),
+optionally ``artifacts`` (further files or directories to attach, such as a
+saved model) and ``provenance``. Tables and MLflow are
 both built from records, so either can be rebuilt without re-running anything.
 """
 

@@ -109,9 +109,12 @@ def log_record(client, record: dict, *, record_path: Path, artifact_root: Path |
         client.log_batch(run_id, metrics=metrics[start : start + 1000])
     client.log_batch(run_id, tags=[RunTag(f"pkg.{k}", v) for k, v in provenance.get("packages", {}).items()])
     client.log_artifact(run_id, str(record_path))
-    predictions = record.get("predictions")
-    if predictions and Path(predictions).is_file():
-        client.log_artifact(run_id, predictions)
+    for artifact in [record.get("predictions"), *record.get("artifacts", [])]:
+        if artifact and Path(artifact).exists():
+            if Path(artifact).is_dir():
+                client.log_artifacts(run_id, artifact, artifact_path=Path(artifact).name)
+            else:
+                client.log_artifact(run_id, artifact)
     client.set_terminated(run_id)
     return run_id, "replaced" if existing else "logged"
 
