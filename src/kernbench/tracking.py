@@ -143,17 +143,18 @@ def log_records(record_paths, *, tracking_uri: str, artifact_root: Path | None) 
     """
     from mlflow.exceptions import MlflowException
     from mlflow.tracking import MlflowClient
+    from sqlalchemy.exc import SQLAlchemyError
 
     from kernbench.records import load_record
 
-    client = MlflowClient(tracking_uri=tracking_uri)
     manifest = []
     try:
+        client = MlflowClient(tracking_uri=tracking_uri)
         for path in record_paths:
             record = load_record(path)
             run_id, status = log_record(client, record, record_path=Path(path), artifact_root=artifact_root)
             manifest.append({"run_key": record["run_key"], "run_id": run_id, "status": status})
-    except (MlflowException, OSError) as exc:
+    except (MlflowException, SQLAlchemyError, OSError) as exc:
         raise TrackingError(
             f"MLflow store {tracking_uri} could not be written ({type(exc).__name__}: {exc}). "
             "The run records are kept; rerun the workflow once the store is reachable."
