@@ -8,6 +8,10 @@ import pandas as pd
 
 from kernbench.data import reuters, reviews, semeval14, sst
 
+_SEMEVAL_FILES = {
+    "semeval14_laptop": ("Laptop_Train_v2.xml", "Laptops_Test_Gold.xml"),
+    "semeval14_restaurant": ("Restaurants_Train_v2.xml", "Restaurants_Test_Gold.xml"),
+}
 _REVIEW_DIRS = {
     "reviews_clothing": "reviews/womens-clothing-ecommerce-reviews",
     "reviews_hotel": "reviews/tripadvisor-wang2011-sample5000",
@@ -34,19 +38,10 @@ def prepare_dataset(name: str, raw_dir: str | Path, *, dev_fraction: float, seed
         At least ``id``, ``split`` and ``label``, plus the dataset's text columns.
     """
     raw = Path(raw_dir)
-    if name == "semeval14_laptop":
+    if name in _SEMEVAL_FILES:
+        train, test = _SEMEVAL_FILES[name]
         return semeval14.prepare(
-            raw / "semeval14/Laptop_Train_v2.xml",
-            raw / "semeval14/Laptops_Test_Gold.xml",
-            dev_fraction=dev_fraction,
-            seed=seed,
-        )
-    if name == "semeval14_restaurant":
-        return semeval14.prepare(
-            raw / "semeval14/Restaurants_Train_v2.xml",
-            raw / "semeval14/Restaurants_Test_Gold.xml",
-            dev_fraction=dev_fraction,
-            seed=seed,
+            raw / "semeval14" / train, raw / "semeval14" / test, dev_fraction=dev_fraction, seed=seed
         )
     if name == "sst":
         return sst.prepare(raw / "sst/train.txt", raw / "sst/dev.txt", raw / "sst/test.txt")
