@@ -43,6 +43,15 @@ def test_bad_config_is_rejected_at_start_up_naming_the_key(tmp_path, override, n
     assert not results.exists()
 
 
+def test_slurm_profile_plans_the_whole_workflow(tmp_path):
+    result = snakemake("--profile", "workflow/profiles/slurm", "--dry-run", "--config", f"results_dir={tmp_path / 'r'}")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    plan = result.stdout + result.stderr
+    for rule in ("fetch_sst", "prepare", "baseline", "track", "tables", "all"):
+        assert f"rule {rule}:" in plan or f"localrule {rule}:" in plan
+    assert not (tmp_path / "r").exists()
+
+
 def _raw_copy(mirror: Path, tmp_path: Path) -> Path:
     raw = tmp_path / "raw"
     shutil.copytree(mirror / "semeval14", raw / "semeval14")
