@@ -13,7 +13,11 @@ configfile: "config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/baselines.smk"
+include: "workflow/rules/lstm.smk"
+include: "workflow/rules/ordinal.smk"
+include: "workflow/rules/fisher.smk"
 include: "workflow/rules/tracking.smk"
+include: "workflow/rules/anygram.smk"
 
 
 rule all:
@@ -21,4 +25,5 @@ rule all:
         tables=expand(f"{RESULTS}/tables/{{table}}.{{ext}}", table=config["tables"], ext=["csv", "md"]),
         mlflow=f"{RESULTS}/tracking/mlflow_runs.tsv",
         embeddings=EMBEDDINGS,
+        extras=EXTRA_TARGETS,
     default_target: True

@@ -125,7 +125,7 @@ def _cmd_tables(args) -> None:
     from kernbench.tables import build_table, load_paper_values, write_table
 
     frame = build_table(args.records, load_paper_values(args.paper_values))
-    write_table(frame, args.csv, args.md)
+    write_table(frame, args.csv, args.md, md_subset=json.loads(args.md_subset))
     log.info("table %s: %d rows", args.csv, len(frame))
 
 
@@ -187,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper-values", required=True)
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
+    p.add_argument("--md-subset", default="{}", help='JSON {column: [values]}: rows shown in the markdown version')
     p.set_defaults(func=_cmd_tables)
 
     for module in _command_modules():

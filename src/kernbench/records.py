@@ -27,8 +27,17 @@ def make_run_key(paper: str, dataset: str, system: str, params: dict) -> str:
 
 
 def flat_metrics(rows: list[dict]) -> dict[str, float]:
-    """Turn table rows into MLflow metric names ``<dataset>.<split>.<metric>``."""
-    return {f"{r['dataset']}.{r['split']}.{r['metric']}": r["value"] for r in rows}
+    """Turn table rows into MLflow metric names ``<dataset>.<split>.<metric>``.
+
+    Extra key fields of a row (such as a reduction level ``xi``) are appended
+    as ``.<field>_<value>``, sorted by field name, so the names stay distinct.
+    """
+    flat = {}
+    for r in rows:
+        extra = sorted(set(r) - {"dataset", "split", "metric", "value"})
+        suffix = "".join(f".{k}_{r[k]:g}" if isinstance(r[k], float) else f".{k}_{r[k]}" for k in extra)
+        flat[f"{r['dataset']}.{r['split']}.{r['metric']}{suffix}"] = r["value"]
+    return flat
 
 
 def content_hash(record: dict) -> str:

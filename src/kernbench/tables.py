@@ -16,7 +16,7 @@ COLUMNS = ["dataset", "system", "split", "metric", "value", "paper_value", "delt
 KEY = ["dataset", "system", "split", "metric"]
 
 #: Metrics reported in percent, as the papers print them.
-PERCENT_METRICS = {"accuracy", "macro_f1", "average_precision", "f1"}
+PERCENT_METRICS = {"accuracy", "macro_f1", "average_precision", "f1", "precision", "recall"}
 
 DECIMALS = 4
 
@@ -56,12 +56,20 @@ def load_paper_values(path: str | Path) -> pd.DataFrame:
     return frame
 
 
+def extra_keys(rows) -> list[str]:
+    """Key fields rows carry beyond :data:`KEY` and ``value`` (such as ``xi``), sorted by name."""
+    return sorted({k for row in rows for k in row} - {*KEY, "value", "system", "paper"})
+
+
 def build_table(record_paths, paper_values: pd.DataFrame) -> pd.DataFrame:
     """Collect the rows of every run record and set the paper's value and the delta beside each.
 
     Rows of several records with the same paper, dataset, system, split and
     metric (the seeds of one system) become one cell: their mean, standard
     deviation (``std``, sample, blank for one run) and count (``n_seeds``).
+    A row may carry further key fields (for example ``xi``, a reduction
+    level): each becomes a column after ``metric`` and part of the cell's
+    key, blank in rows that lack it.
 
     Parameters
     ----------
@@ -73,21 +81,23 @@ def build_table(record_paths, paper_values: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`COLUMNS`, sorted by paper, dataset, system, split and
-        metric; percent metrics scaled to percent, values rounded to
-        :data:`DECIMALS` places so reruns give identical files.
+        Columns :data:`KEY`, the extra keys, then the rest of :data:`COLUMNS`,
+        sorted by paper, the key columns and the extra keys; percent metrics
+        scaled to percent, values rounded to :data:`DECIMALS` places so reruns
+        give identical files.
     """
     rows = []
     for path in record_paths:
         record = load_record(path)
         for row in record["rows"]:
             rows.append({**row, "system": record["system"], "paper": record["paper"]})
-    frame = pd.DataFrame(rows, columns=KEY + ["value", "paper"])
+    extra = extra_keys(rows)
+    frame = pd.DataFrame(rows, columns=KEY + extra + ["value", "paper"])
     scale = np.where(frame["metric"].isin(PERCENT_METRICS), 100.0, 1.0)
     frame["value"] = frame["value"].astype(float) * scale
     # Runs that differ only in their seed share a key: the cell is their mean.
     frame = (
-        frame.groupby(["paper", *KEY], sort=True)["value"]
+        frame.groupby(["paper", *KEY, *extra], sort=True, dropna=False)["value"]
         .agg(value="mean", std="std", n_seeds="count")
         .reset_index()
     )
@@ -95,7 +105,38 @@ def build_table(record_paths, paper_values: pd.DataFrame) -> pd.DataFrame:
     frame["delta"] = frame["value"] - frame["paper_value"]
     for column in ("value", "paper_value", "delta", "std"):
         frame[column] = frame[column].round(DECIMALS)
-    return frame[COLUMNS].sort_values(["paper", *KEY], kind="stable").reset_index(drop=True)
+    columns = KEY + extra + COLUMNS[len(KEY) :]
+    return frame[columns].sort_values(["paper", *KEY, *extra], kind="stable").reset_index(drop=True)
+
+
+def markdown_subset(frame: pd.DataFrame, subset: dict | None) -> pd.DataFrame:
+    """Rows of ``frame`` to show in markdown: those whose column values are listed in ``subset``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A table from :func:`build_table`.
+    subset : dict or None
+        ``{column: [values]}``; a row is shown if, for every listed column,
+        its value is (numerically close to) one of the values or blank. None
+        or empty shows every row.
+
+    Raises
+    ------
+    DataError
+        If a listed column is not in the table.
+    """
+    keep = np.ones(len(frame), dtype=bool)
+    for column, values in (subset or {}).items():
+        if column not in frame:
+            raise DataError(f"markdown subset names column {column!r}, which the table lacks")
+        cells = frame[column]
+        numeric = pd.api.types.is_numeric_dtype(cells)
+        listed = cells.isna().to_numpy().copy()
+        for value in values:
+            listed |= np.isclose(cells.to_numpy(dtype=float), float(value)) if numeric else (cells == value).to_numpy()
+        keep &= listed
+    return frame[keep]
 
 
 def to_markdown(frame: pd.DataFrame) -> str:
@@ -105,9 +146,16 @@ def to_markdown(frame: pd.DataFrame) -> str:
     return shown.to_markdown(index=False, floatfmt=f".{DECIMALS}f", missingval="") + "\n"
 
 
-def write_table(frame: pd.DataFrame, csv_path: str | Path, md_path: str | Path) -> None:
-    """Write ``frame`` as CSV and markdown, each atomically."""
+def write_table(
+    frame: pd.DataFrame, csv_path: str | Path, md_path: str | Path, *, md_subset: dict | None = None
+) -> None:
+    """Write ``frame`` as CSV and markdown, each atomically.
+
+    ``md_subset`` (see :func:`markdown_subset`) limits the markdown version
+    to a readable selection of rows; the CSV always holds every row.
+    """
+    shown = markdown_subset(frame, md_subset)
     write_text_atomic(csv_path, frame.to_csv(index=False, float_format=f"%.{DECIMALS}f", lineterminator="\n"))
-    sources = sorted(set(frame["source"].dropna()))
+    sources = sorted(set(shown["source"].dropna()))
     notes = "".join(f"\n- {s}" for s in sources)
-    write_text_atomic(md_path, to_markdown(frame) + (f"\nPaper values:{notes}\n" if notes else ""))
+    write_text_atomic(md_path, to_markdown(shown) + (f"\nPaper values:{notes}\n" if notes else ""))

@@ -10,6 +10,7 @@ is skipped, and one whose content changed replaces the older run.
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -28,12 +29,18 @@ def default_tracking_uri(results_dir: str | Path) -> str:
     return f"sqlite:///{Path(results_dir).resolve() / 'mlflow.db'}"
 
 
+_PARAM_NAME = re.compile(r"^[\w\-. :/]+$")
+
+
 def _flat_params(params: dict, prefix: str = "") -> dict[str, str]:
+    """Nested params as dotted names; a dict whose keys MLflow cannot name (a grid of results) becomes JSON."""
     flat = {}
     for key, value in params.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict):
+        if isinstance(value, dict) and all(_PARAM_NAME.match(str(k)) for k in value):
             flat.update(_flat_params(value, prefix=f"{name}."))
+        elif isinstance(value, dict):
+            flat[name] = json.dumps(value, sort_keys=True)
         else:
             flat[name] = json.dumps(value) if isinstance(value, (list, tuple)) else str(value)
     return flat

@@ -75,6 +75,10 @@ def run_record(paper, dataset, system):
 
 # Run records behind each table; every rule file adds the records of its experiments here.
 TABLE_RECORDS = {}
+# Optional markdown row filter per table, {table: {column: [values]}} (the csv keeps every row).
+TABLE_MD_SUBSET = {}
+# Outputs beyond the tables and the MLflow manifest that `rule all` builds (figures, claim tables).
+EXTRA_TARGETS = []
 
 
 def records_for_table(table):

@@ -1,7 +1,8 @@
 rule track:
     # The only rule that writes to MLflow: one writer, so parallel jobs never lock the store.
     input:
-        all_records(),
+        # Evaluated once every rule file has registered its records, whatever the include order.
+        lambda wildcards: all_records(),
     output:
         f"{RESULTS}/tracking/mlflow_runs.tsv",
     params:
@@ -27,8 +28,12 @@ rule tables:
     output:
         csv=f"{RESULTS}/tables/{{table}}.csv",
         md=f"{RESULTS}/tables/{{table}}.md",
+    params:
+        md_subset=lambda wildcards: json.dumps(TABLE_MD_SUBSET.get(wildcards.table, {}), sort_keys=True),
     log:
         f"{LOGS}/tables/{{table}}.log",
+    wildcard_constraints:
+        table="|".join(config["tables"]),  # other files under tables/ (claim tables) come from their own rules
     conda:
         CONDA_ENV
     threads: 1
@@ -37,4 +42,4 @@ rule tables:
         runtime=5,
     shell:
         "kernbench tables --records {input.records:q} --paper-values {input.paper_values:q} "
-        "--csv {output.csv:q} --md {output.md:q} > {log} 2>&1"
+        "--csv {output.csv:q} --md {output.md:q} --md-subset {params.md_subset:q} > {log} 2>&1"

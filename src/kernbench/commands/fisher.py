@@ -1,0 +1,119 @@
+"""``kernbench fisher-features | fisher-svm | fisher-plot``: Table 1 of the string/Fisher/FSA kernel paper."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+
+log = logging.getLogger("kernbench.fisher")
+
+PAPER = "fisher"
+DATASET = "reuters"
+
+
+def _set_threads(threads: int) -> None:
+    import numba
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+
+
+def _cmd_features(args) -> None:
+    import pandas as pd
+
+    from kernbench.experiments.fisher import build_features, save_features
+    from kernbench.fileio import write_json_atomic
+
+    _set_threads(args.threads)
+    params = json.loads(args.params)
+    frame = pd.read_parquet(args.prepared, columns=["id", "split", "label", "text"])
+    started = time.perf_counter()
+    features, train_ids, test_ids = build_features(frame, args.system, params)
+    elapsed = time.perf_counter() - started
+    save_features(args.out, features, train_ids, test_ids)
+    info = {
+        **features.info,
+        "system": args.system,
+        "seconds": elapsed,
+        "train_shape": list(features.train.shape),
+        "test_shape": list(features.test.shape),
+        "train_nnz": int(features.train.nnz),
+    }
+    write_json_atomic(args.info, info)
+    log.info("%s features: %s", args.system, info)
+
+
+def _cmd_svm(args) -> None:
+    import pandas as pd
+
+    from kernbench.experiments.fisher import evaluate
+    from kernbench.fileio import write_json_atomic, write_parquet_atomic
+    from kernbench.provenance import provenance
+    from kernbench.records import flat_metrics, make_run_key
+
+    params = json.loads(args.params)
+    frame = pd.read_parquet(args.prepared, columns=["id", "split", "label"])
+    started = time.perf_counter()
+    rows, predictions = evaluate(frame, args.features, category=args.category, params=params, seed=args.seed)
+    elapsed = time.perf_counter() - started
+    with open(args.features_info, encoding="utf-8") as handle:
+        features_info = json.load(handle)
+    key_params = {**params, "category": args.category, "seed": args.seed, "profile": args.profile}
+    write_parquet_atomic(args.predictions, predictions)
+    record = {
+        "run_key": make_run_key(PAPER, DATASET, args.system, key_params),
+        "paper": PAPER,
+        "dataset": DATASET,
+        "system": args.system,
+        "params": {**key_params, "features": {k: v for k, v in features_info.items() if k != "seconds"}},
+        "rows": rows,
+        "metrics": flat_metrics(rows),
+        "curves": {},
+        "timings": {"features": features_info["seconds"], "fit_predict": elapsed},
+        "predictions": str(args.predictions),
+        "provenance": provenance(
+            config_digest=os.environ.get("KERNBENCH_CONFIG_HASH", "unknown"), threads=args.threads
+        ),
+    }
+    write_json_atomic(args.record, record)
+    log.info("%s %s: %s", args.system, args.category, record["metrics"])
+
+
+def _cmd_plot(args) -> None:
+    from kernbench.experiments.fisher import plot_average_precision
+
+    plot_average_precision(args.records, args.paper_values, args.out)
+    log.info("wrote %s", args.out)
+
+
+def register(subparsers) -> None:
+    """Add the ``fisher-*`` subcommands."""
+    p = subparsers.add_parser("fisher-features", help="build and cache one system's Reuters feature matrices")
+    p.add_argument("--system", required=True)
+    p.add_argument("--prepared", required=True)
+    p.add_argument("--params", required=True, help="JSON: the fisher config block")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", required=True, help=".npz feature cache")
+    p.add_argument("--info", required=True, help="JSON sizes and build time")
+    p.set_defaults(func=_cmd_features)
+
+    p = subparsers.add_parser("fisher-svm", help="linear SVM for one (system, category); writes its run record")
+    p.add_argument("--system", required=True)
+    p.add_argument("--category", required=True)
+    p.add_argument("--prepared", required=True)
+    p.add_argument("--features", required=True)
+    p.add_argument("--features-info", required=True)
+    p.add_argument("--params", required=True, help='JSON {"C", "loss", "max_iter"}')
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--profile", required=True)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--record", required=True)
+    p.add_argument("--predictions", required=True)
+    p.set_defaults(func=_cmd_svm)
+
+    p = subparsers.add_parser("fisher-plot", help="bar chart of average precision per category and system")
+    p.add_argument("--records", nargs="+", required=True)
+    p.add_argument("--paper-values", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_cmd_plot)

@@ -1,0 +1,105 @@
+"""``kernbench lstm``: train one UniLSTM / BiLSTM (dataset, system, seed) and write its run record."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+log = logging.getLogger("kernbench")
+
+
+def save_model_atomic(model, target: str | Path) -> None:
+    """Save a Keras model to ``target`` (``.keras``), replacing it only once the file is complete."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp_dir = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    try:
+        tmp = tmp_dir / "model.keras"
+        model.save(tmp)
+        os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+
+
+def _cmd_lstm(args) -> None:
+    import numpy as np
+    import pandas as pd
+
+    from kernbench.catalog import DATASETS
+    from kernbench.errors import DataError
+    from kernbench.fileio import write_json_atomic, write_parquet_atomic
+    from kernbench.models.lstm import HYPERPARAMETERS, configure_tensorflow, train_lstm
+    from kernbench.provenance import provenance
+    from kernbench.records import flat_metrics, make_run_key
+
+    started, cpu_started = time.perf_counter(), time.process_time()
+    configure_tensorflow(args.threads)
+    spec = DATASETS[args.dataset]
+    settings = json.loads(args.settings)
+    missing = [k for k in (*HYPERPARAMETERS, "max_epochs", "patience") if k not in settings]
+    if missing:
+        raise DataError(f"--settings lacks {', '.join(missing)}")
+    frame = pd.read_parquet(args.prepared)
+    try:
+        with np.load(args.embeddings) as npz:
+            words, vectors = npz["words"], npz["vectors"]
+    except (OSError, KeyError, ValueError) as exc:
+        raise DataError(f"{args.embeddings}: not an embeddings file with `words` and `vectors` ({exc})") from exc
+    result = train_lstm(frame, words, vectors, system=args.system, settings=settings, seed=args.seed, dataset=spec.name)
+
+    key_params = {**settings, "seed": args.seed, "profile": args.profile, "embedding_dim": int(vectors.shape[1])}
+    write_parquet_atomic(args.predictions, result.predictions)
+    save_model_atomic(result.model, args.model)
+    record = {
+        "run_key": make_run_key(spec.paper, spec.name, args.system, key_params),
+        "paper": spec.paper,
+        "dataset": spec.name,
+        "system": args.system,
+        "params": {**key_params, "best_epoch": result.best_epoch, "epochs_trained": len(result.curves["loss"])},
+        "rows": result.rows,
+        "metrics": flat_metrics(result.rows),
+        "curves": result.curves,
+        "timings": {
+            **result.timings,
+            "total": time.perf_counter() - started,
+            "cpu": time.process_time() - cpu_started,  # all threads, this command without the interpreter start-up
+        },
+        "predictions": str(args.predictions),
+        "artifacts": [str(args.model)],
+        "provenance": provenance(config_digest=os.environ.get("KERNBENCH_CONFIG_HASH", "unknown"), threads=args.threads),
+    }
+    write_json_atomic(args.record, record)
+    log.info(
+        "%s %s seed %d: best epoch %d of %d, %s, %.1f s training",
+        spec.name,
+        args.system,
+        args.seed,
+        result.best_epoch,
+        len(result.curves["loss"]),
+        record["metrics"],
+        result.timings["train"],
+    )
+
+
+def register(subparsers) -> None:
+    """Add the ``lstm`` subcommand."""
+    from kernbench.catalog import TOKENISED
+
+    p = subparsers.add_parser("lstm", help="train a UniLSTM / BiLSTM baseline and write its run record")
+    p.add_argument("--dataset", required=True, choices=TOKENISED)
+    p.add_argument("--system", required=True, choices=["UniLSTM", "BiLSTM"])
+    p.add_argument("--prepared", required=True)
+    p.add_argument("--embeddings", required=True, help="npz with `words` and `vectors`")
+    p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs and patience")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--profile", required=True)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--record", required=True)
+    p.add_argument("--predictions", required=True)
+    p.add_argument("--model", required=True, help="where to save the trained model (.keras)")
+    p.set_defaults(func=_cmd_lstm)

@@ -1,0 +1,125 @@
+"""``kernbench ordinal-run | ordinal-figure | ordinal-claims``: the feature-selection experiment of Baccianella et al."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+
+log = logging.getLogger("kernbench")
+
+
+def _cmd_run(args) -> None:
+    import pandas as pd
+
+    from kernbench.catalog import DATASETS
+    from kernbench.errors import DataError
+    from kernbench.fileio import write_json_atomic, write_parquet_atomic
+    from kernbench.ordinal import SYSTEM_OF_SLUG, SYSTEMS
+    from kernbench.ordinal.runner import run_system
+    from kernbench.provenance import provenance
+    from kernbench.records import flat_metrics, make_run_key
+
+    system = SYSTEM_OF_SLUG.get(args.system, args.system)
+    if system not in SYSTEMS:
+        raise DataError(
+            f"--system {args.system!r}: expected one of {list(SYSTEMS)} or their slugs {list(SYSTEM_OF_SLUG)}"
+        )
+    spec = DATASETS.get(args.dataset)
+    if spec is None or spec.task != "ordinal":
+        raise DataError(f"--dataset {args.dataset!r} is not an ordinal (1-5 star) dataset")
+    settings = json.loads(args.params)
+    frame = pd.read_parquet(args.prepared)
+    missing = {"id", "split", "label", "text"} - set(frame.columns)
+    if missing:
+        raise DataError(f"{args.prepared}: lacks column(s) {sorted(missing)}")
+    started = time.perf_counter()
+    try:
+        result = run_system(frame, dataset=spec.name, system=system, settings=settings, seed=args.seed)
+    except ValueError as exc:
+        raise DataError(f"{args.prepared}: {exc}") from exc
+    timings = {**result.timings, "total": time.perf_counter() - started}
+    key_params = {**settings, "seed": args.seed, "profile": args.profile}
+    write_parquet_atomic(args.predictions, result.predictions)
+    record = {
+        "run_key": make_run_key("ordinal", spec.name, system, key_params),
+        "paper": "ordinal",
+        "dataset": spec.name,
+        "system": system,
+        "params": {**key_params, "chosen": result.chosen},
+        "rows": result.rows,
+        "metrics": flat_metrics(result.rows),
+        "curves": result.curves,
+        "timings": timings,
+        "predictions": str(args.predictions),
+        "provenance": provenance(
+            config_digest=os.environ.get("KERNBENCH_CONFIG_HASH", "unknown"), threads=args.threads
+        ),
+    }
+    write_json_atomic(args.record, record)
+    values = [r["value"] for r in result.rows]
+    log.info(
+        "%s %s: %d level(s), MAE^M %.4f .. %.4f, chosen %s, %.1f s",
+        spec.name,
+        system,
+        len(values),
+        min(values),
+        max(values),
+        result.chosen,
+        timings["total"],
+    )
+
+
+def _cmd_figure(args) -> None:
+    from kernbench.ordinal.claims import curves_from_records
+    from kernbench.ordinal.plot import plot_curves
+
+    plot_curves(curves_from_records(args.records), args.dataset, args.out)
+    log.info("figure %s", args.out)
+
+
+def _cmd_claims(args) -> None:
+    from kernbench.fileio import write_text_atomic
+    from kernbench.ordinal.claims import curves_from_records, evaluate_claims
+
+    settings = json.loads(args.params)
+    claims = evaluate_claims(
+        curves_from_records(args.records),
+        superior_range=tuple(settings["superior_range"]),
+        win_fraction=settings["win_fraction"],
+        stable_range=tuple(settings["stable_range"]),
+        stability_tolerance=settings["stability_tolerance"],
+        ffs_range=tuple(settings["ffs_range"]),
+    )
+    write_text_atomic(args.csv, claims.to_csv(index=False, lineterminator="\n"))
+    write_text_atomic(args.md, claims.to_markdown(index=False) + "\n")
+    log.info("claims: %s", claims[["dataset", "claim", "answer"]].to_dict("records"))
+
+
+def register(subparsers) -> None:
+    """Add the ``ordinal-*`` subcommands."""
+    p = subparsers.add_parser("ordinal-run", help="one (dataset, system) of the ordinal feature-selection experiment")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--system", required=True, help="system name (e.g. 'RR(Var*IDF)') or its slug (rr_var_idf)")
+    p.add_argument("--prepared", required=True)
+    p.add_argument("--params", required=True, help="JSON: the ordinal.run config block")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--profile", required=True)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--record", required=True)
+    p.add_argument("--predictions", required=True)
+    p.set_defaults(func=_cmd_run)
+
+    p = subparsers.add_parser("ordinal-figure", help="Figure-1-style plot of one dataset from its run records")
+    p.add_argument("--records", nargs="+", required=True)
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_cmd_figure)
+
+    p = subparsers.add_parser("ordinal-claims", help="answer the paper's three claims from the run records")
+    p.add_argument("--records", nargs="+", required=True)
+    p.add_argument("--params", required=True, help="JSON: the ordinal.claims config block")
+    p.add_argument("--csv", required=True)
+    p.add_argument("--md", required=True)
+    p.set_defaults(func=_cmd_claims)

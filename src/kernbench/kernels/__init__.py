@@ -1,0 +1,1 @@
+"""Kernel functions between sentences or documents, one module per kernel family."""

@@ -1,0 +1,557 @@
+"""Any-gram kernels (Kaljahi & Foster): the paper's dynamic programmes and their exact fast paths.
+
+Three variants compare two tokenised sentences ``S1``, ``S2`` through the table
+``delta[i][j] = lam * (m(i, j) + delta[i + 1][j + 1])`` summed over all cells:
+
+* ``"sm"`` (Algorithm 1): cells count only where the token ids are equal (``m = 1``);
+* ``"west"`` (Algorithm 2): cells count only where the cosine similarity of the
+  token vectors reaches ``theta`` (``m = 1``);
+* ``"wess"`` (Algorithm 3): every cell counts with ``m`` the cosine similarity.
+
+A zero vector (a word without a pre-trained embedding) has cosine similarity 0
+with every vector, itself included.
+
+Exact fast paths (``method="auto"``):
+
+* ``sm`` equals ``sum_n lam**n sum_u c1(u) c2(u)`` over all contiguous n-grams
+  ``u``: the Gram matrix is ``X Y^T`` of sparse maps ``phi_u(S) = lam**(|u|/2) count_S(u)``,
+  accumulated row by row from per-n-gram posting lists (parallel over rows);
+* ``wess`` equals ``sum_{m>=0} lam**(m+1) <sum_{p>=m} e_p, sum_{q>=m} f_q>`` over
+  the unit token vectors: the Gram matrix is one GEMM of dense maps of
+  ``lam**((m+1)/2)``-weighted suffix sums, done in length-sorted blocks so that
+  sentence pairs only pay for the positions both of them have;
+* ``west`` has no closed form (a threshold match is not transitive): it runs the
+  same recurrence with the match read from a precomputed sparse table over the
+  distinct token vectors instead of a cosine per cell; for each sentence the
+  table gives, per token type, the positions it matches, so a pair visits only
+  its matching cells (the others are 0 in Algorithm 2 as well).
+
+Sentences are given either as 1-D integer arrays of token ids (with ``vectors``,
+a ``V x d`` array indexed by id, for ``west``/``wess``) or, for ``west``/``wess``
+without ``vectors``, as 2-D ``L x d`` arrays holding each sentence's own token
+vectors; the latter carries per-sentence features such as the aspect-term
+dimension of Section 5.2 (see :mod:`kernbench.kernels.anygram_encoding`).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from kernbench.kernels import _anygram_dp as dp
+
+VARIANTS = ("sm", "west", "wess")
+METHODS = ("auto", "dp")
+
+#: Pairs handed to one jitted call; bounds the memory of the pair lists.
+_PAIR_BATCH = 2_000_000
+#: Pairs per chunk of the parallel loop: small enough to balance uneven pair costs.
+_CHUNK = 256
+#: Sentences per block of the blocked GEMM of the wess map.
+_WESS_BLOCK = 512
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _check(variant: str, lam: float, theta, method: str = "auto") -> None:
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if not 0.0 < float(lam) <= 1.0:
+        raise ValueError(f"lam must be in (0, 1], got {lam!r}")
+    if variant == "west" and theta is None:
+        raise ValueError("variant 'west' needs a similarity threshold theta")
+
+
+def _flat_ids(X: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate 1-D id sequences; return ``(tokens, offsets)``."""
+    seqs = [np.asarray(s) for s in X]
+    for k, s in enumerate(seqs):
+        if s.ndim != 1 or (s.size and not np.issubdtype(s.dtype, np.integer)):
+            raise ValueError(f"sentence {k}: expected a 1-D integer array of token ids, got shape {s.shape} {s.dtype}")
+    offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([s.size for s in seqs])
+    tokens = np.concatenate([s.astype(np.int64) for s in seqs]) if seqs else np.zeros(0, np.int64)
+    return tokens, offsets
+
+
+def _unit_rows(m: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit Euclidean norm; zero rows stay zero (cosine 0 with everything)."""
+    m = np.asarray(m, dtype=np.float64)
+    norms = np.sqrt(np.einsum("ij,ij->i", m, m))
+    out = np.zeros_like(m)
+    nz = norms > 0
+    out[nz] = m[nz] / norms[nz, None]
+    return out
+
+
+def _flat_units(X: Sequence, vectors) -> tuple[np.ndarray, np.ndarray]:
+    """Unit token vectors of every sentence, concatenated; return ``(units, offsets)``."""
+    if vectors is not None:
+        vectors = np.asarray(vectors)
+        if vectors.ndim != 2:
+            raise ValueError(f"vectors must be a 2-D (V x d) array, got shape {vectors.shape}")
+        tokens, offsets = _flat_ids(X)
+        if tokens.size and (tokens.min() < 0 or tokens.max() >= vectors.shape[0]):
+            raise ValueError(f"token ids must lie in [0, {vectors.shape[0]}) to index vectors")
+        return np.ascontiguousarray(_unit_rows(vectors)[tokens]), offsets
+    seqs = [np.asarray(s, dtype=np.float64) for s in X]
+    dims = {s.shape[1] for s in seqs if s.ndim == 2}
+    for k, s in enumerate(seqs):
+        if s.ndim != 2:
+            raise ValueError(
+                f"sentence {k}: without `vectors`, west/wess need each sentence as an (L x d) array of token vectors"
+            )
+    if len(dims) > 1:
+        raise ValueError(f"sentences have token vectors of different dimensions {sorted(dims)}")
+    offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([s.shape[0] for s in seqs])
+    d = dims.pop() if dims else 0
+    units = _unit_rows(np.concatenate(seqs, axis=0)) if seqs else np.zeros((0, d))
+    return np.ascontiguousarray(units), offsets
+
+
+def _units_pair(X, Y, vectors):
+    ux, ox = _flat_units(X, vectors)
+    uy, oy = (ux, ox) if Y is None else _flat_units(Y, vectors)
+    if ux.shape[0] and uy.shape[0] and ux.shape[1] != uy.shape[1]:
+        raise ValueError(f"X and Y token vectors differ in dimension ({ux.shape[1]} vs {uy.shape[1]})")
+    return ux, ox, uy, oy
+
+
+# --------------------------------------------------------------------------- pairs
+
+
+def _pair_batches(nx: int, ny: int, symmetric: bool):
+    """Yield ``(pa, pb)`` index arrays covering every pair (``a <= b`` only when symmetric)."""
+    rows_per_batch = max(1, _PAIR_BATCH // max(ny, 1))
+    for r0 in range(0, nx, rows_per_batch):
+        rows = np.arange(r0, min(nx, r0 + rows_per_batch), dtype=np.int64)
+        if symmetric:
+            counts = ny - rows
+            pa = np.repeat(rows, counts)
+            starts = np.repeat(np.cumsum(counts) - counts, counts)
+            pb = np.arange(pa.size, dtype=np.int64) - starts + pa
+        else:
+            pa = np.repeat(rows, ny)
+            pb = np.tile(np.arange(ny, dtype=np.int64), rows.size)
+        yield pa, pb
+
+
+def _run_pairs(fill, nx: int, ny: int, symmetric: bool) -> np.ndarray:
+    """Gram matrix from a jitted pair filler ``fill(pa, pb, out)``."""
+    gram = np.zeros((nx, ny))
+    with numba.parallel_chunksize(_CHUNK):
+        for pa, pb in _pair_batches(nx, ny, symmetric):
+            out = np.empty(pa.size)
+            fill(pa, pb, out)
+            gram[pa, pb] = out
+            if symmetric:
+                gram[pb, pa] = out
+    return gram
+
+
+# --------------------------------------------------------------------------- sm
+
+
+def _ngram_maps(tokens: np.ndarray, offsets: np.ndarray, lam: float) -> sp.csr_matrix:
+    """Sparse all-n-gram map: entry ``(s, u) = lam**(|u|/2) * count_s(u)``.
+
+    Each n-gram gets an integer id level by level: the id of the n-gram starting
+    at position ``i`` is the rank of ``(id of its (n-1)-gram prefix, token i+n-1)``.
+    """
+    n = offsets.size - 1
+    lengths = np.diff(offsets)
+    sent = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    end = np.repeat(offsets[1:], lengths)  # one past the last token of each position's sentence
+    pos = np.arange(tokens.size, dtype=np.int64)
+    width = int(tokens.max()) + 1 if tokens.size else 1
+    ids = np.unique(tokens, return_inverse=True)[1].astype(np.int64)
+    rows, cols, vals = [], [], []
+    n_feat, order = 0, 1
+    while pos.size:
+        rows.append(sent)
+        cols.append(ids + n_feat)
+        vals.append(np.full(pos.size, lam ** (order / 2.0)))
+        n_feat += int(ids.max()) + 1
+        keep = pos + order < end  # the n-gram can be extended by one token
+        pos, sent, end, prev = pos[keep], sent[keep], end[keep], ids[keep]
+        order += 1
+        if not pos.size:
+            break
+        keys = prev * width + tokens[pos + order - 1]
+        ids = np.unique(keys, return_inverse=True)[1].astype(np.int64)
+    if not rows:
+        return sp.csr_matrix((n, 1))
+    mat = sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n_feat))
+    return mat.tocsr()  # duplicate (sentence, n-gram) entries add up to lam**(n/2) * count
+
+
+@njit(cache=True, parallel=True)
+def _sparse_gram(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, ny, symmetric, out):
+    """``out = X Y^T`` for CSR ``X`` and ``Y^T`` given by feature (sorted posting lists of ``Y``'s rows).
+
+    Each output row is accumulated densely from the posting lists of its
+    features, in parallel over rows; when ``symmetric`` (``Y = X``) only the
+    upper triangle is accumulated and then mirrored.
+    """
+    n = x_ptr.shape[0] - 1
+    for a in numba.prange(n):
+        acc = np.zeros(ny)
+        for q in range(x_ptr[a], x_ptr[a + 1]):
+            u, w = x_idx[q], x_val[q]
+            start = y_ptr[u]
+            if symmetric:
+                start += np.searchsorted(y_idx[y_ptr[u] : y_ptr[u + 1]], a)
+            for r in range(start, y_ptr[u + 1]):
+                acc[y_idx[r]] += w * y_val[r]
+        if symmetric:
+            out[a, a:] = acc[a:]
+        else:
+            out[a] = acc
+    if symmetric:
+        for a in numba.prange(n):
+            for b in range(a):
+                out[a, b] = out[b, a]
+
+
+def _gram_sm_fast(X, Y, lam):
+    tx, ox = _flat_ids(X)
+    nx = ox.size - 1
+    if Y is None:
+        phi = _ngram_maps(tx, ox, lam)
+        phi_x, phi_y = phi, phi
+    else:
+        ty, oy = _flat_ids(Y)
+        phi = _ngram_maps(np.concatenate([tx, ty]), np.concatenate([ox, oy[1:] + ox[-1]]), lam)
+        phi_x, phi_y = phi[:nx], phi[nx:]
+    post = phi_y.T.tocsr()  # feature -> (sentence, weight) posting lists
+    post.sort_indices()
+    ny = phi_y.shape[0]
+    out = np.empty((nx, ny))
+    _sparse_gram(
+        phi_x.indptr.astype(np.int64), phi_x.indices.astype(np.int64), phi_x.data,
+        post.indptr.astype(np.int64), post.indices.astype(np.int64), post.data, ny, Y is None, out,
+    )
+    return out
+
+
+# --------------------------------------------------------------------------- wess
+
+
+@njit(cache=True)
+def _suffix_map(units, offsets, lam, width):
+    """Rows ``[lam**((m+1)/2) * sum_{p>=m} e_p for m < width]`` of every sentence, flattened m-major."""
+    n = offsets.shape[0] - 1
+    d = units.shape[1]
+    out = np.zeros((n, width * d))
+    for a in range(n):
+        acc = np.zeros(d)
+        for m in range(offsets[a + 1] - offsets[a] - 1, -1, -1):
+            acc += units[offsets[a] + m]
+            w = np.sqrt(lam ** (m + 1))
+            for k in range(d):
+                out[a, m * d + k] = w * acc[k]
+    return out
+
+
+def _gram_wess_fast(X, Y, lam, vectors):
+    ux, ox, uy, oy = _units_pair(X, Y, vectors)
+    lx, ly = np.diff(ox), np.diff(oy)
+    nx, ny = lx.size, ly.size
+    if nx == 0 or ny == 0:
+        return np.zeros((nx, ny))
+    d = ux.shape[1]
+    fx = _suffix_map(ux, ox, lam, max(int(lx.max()), 1))
+    fy = fx if Y is None else _suffix_map(uy, oy, lam, max(int(ly.max()), 1))
+    # Sort by length (longest first); a block pair needs only the positions of its shorter block.
+    oy_sorted = np.argsort(-ly, kind="stable")
+    fy_sorted = fy[oy_sorted]
+    blocks = [oy_sorted[s : s + _WESS_BLOCK] for s in range(0, ny, _WESS_BLOCK)]
+    gram = np.zeros((nx, ny))
+    if Y is None:
+        sorted_gram = np.zeros((ny, ny))
+        for bi, rows in enumerate(blocks):
+            r0 = bi * _WESS_BLOCK
+            for bj in range(bi, len(blocks)):
+                c0 = bj * _WESS_BLOCK
+                cols = blocks[bj]
+                w = int(ly[cols].max()) * d
+                block = fy_sorted[r0 : r0 + rows.size, :w] @ fy_sorted[c0 : c0 + cols.size, :w].T
+                sorted_gram[r0 : r0 + rows.size, c0 : c0 + cols.size] = block
+                sorted_gram[c0 : c0 + cols.size, r0 : r0 + rows.size] = block.T
+        inverse = np.empty(ny, dtype=np.int64)
+        inverse[oy_sorted] = np.arange(ny)
+        return sorted_gram[np.ix_(inverse, inverse)]
+    for bj, cols in enumerate(blocks):
+        c0 = bj * _WESS_BLOCK
+        w = min(int(ly[cols].max()) * d, fx.shape[1])
+        gram[:, cols] = fx[:, :w] @ fy_sorted[c0 : c0 + cols.size, :w].T
+    return gram
+
+
+# --------------------------------------------------------------------------- west
+
+
+@njit(cache=True)
+def _threshold_block(sims, units, r0, theta):
+    """Column indices, row by row, where ``sims >= theta``; near-ties decided by the DP's own inner product."""
+    counts = np.zeros(sims.shape[0], dtype=np.int64)
+    cols = np.empty(sims.size, dtype=np.int64) if sims.size < 1 << 16 else np.empty(1 << 16, dtype=np.int64)
+    k = 0
+    for r in range(sims.shape[0]):
+        for c in range(sims.shape[1]):
+            s = sims[r, c]
+            if abs(s - theta) <= 1e-9:
+                s = dp.dot(units[r0 + r], units[c])
+            if s >= theta:
+                if k == cols.shape[0]:
+                    grown = np.empty(2 * k, dtype=np.int64)
+                    grown[:k] = cols
+                    cols = grown
+                cols[k] = c
+                k += 1
+                counts[r] += 1
+    return counts, cols[:k].copy()
+
+
+def match_table(units: np.ndarray, theta: float, *, block: int = 512) -> sp.csr_matrix:
+    """Sparse 0/1 table of ``cos(u_s, u_t) >= theta`` over distinct unit vectors.
+
+    Cosines come from a blocked GEMM; those within round-off of ``theta`` are
+    recomputed with the DP's own inner product, so the table decides exactly as
+    Algorithm 2 does.
+
+    Parameters
+    ----------
+    units : ndarray of shape (T, d)
+        Distinct unit (or zero) vectors.
+    theta : float
+        Similarity threshold.
+    block : int, optional
+        Rows per GEMM block (bounds the float64 scratch memory).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (T, T), dtype uint8
+        1 where the pair matches.
+    """
+    units = np.ascontiguousarray(units, dtype=np.float64)
+    t = units.shape[0]
+    counts, cols = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    for r0 in range(0, t, block):
+        c, k = _threshold_block(units[r0 : r0 + block] @ units.T, units, r0, float(theta))
+        counts.append(c)
+        cols.append(k)
+    indptr = np.concatenate([[0], np.cumsum(np.concatenate(counts))]).astype(np.int64)
+    indices = np.concatenate(cols)
+    return sp.csr_matrix((np.ones(indices.size, dtype=np.uint8), indices, indptr), shape=(t, t))
+
+
+def _distinct_rows(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of a float matrix (compared bitwise) and each row's index among them."""
+    units = np.ascontiguousarray(units)
+    if units.shape[0] == 0:
+        return units, np.zeros(0, dtype=np.int64)
+    keys = units.view(np.dtype((np.void, units.dtype.itemsize * units.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return units[first], inverse.reshape(-1).astype(np.int64)
+
+
+def _west_tasks(nx: int, ny: int, symmetric: bool, size: int = 512):
+    """Split the pairs into tasks ``(a, b0, b1)`` of at most ``size`` pairs; return them with output offsets."""
+    ta, tb0, tb1 = [], [], []
+    for a in range(nx):
+        start = a if symmetric else 0
+        b0 = np.arange(start, ny, size, dtype=np.int64)
+        ta.append(np.full(b0.size, a, dtype=np.int64))
+        tb0.append(b0)
+        tb1.append(np.minimum(b0 + size, ny))
+    ta, tb0, tb1 = (np.concatenate(x) for x in (ta, tb0, tb1))
+    counts = tb1 - tb0
+    return ta, tb0, tb1, np.cumsum(counts) - counts
+
+
+def _gram_west_fast(X, Y, lam, vectors, theta):
+    ux, ox, uy, oy = _units_pair(X, Y, vectors)
+    both = np.concatenate([ux, uy]) if Y is not None else ux
+    types, inverse = _distinct_rows(both)
+    table = match_table(types, theta)
+    indptr, indices = table.indptr.astype(np.int64), table.indices.astype(np.int64)
+    tx = inverse[: ux.shape[0]]
+    ty = tx if Y is None else inverse[ux.shape[0] :]
+    nx, ny = ox.size - 1, oy.size - 1
+    symmetric = Y is None
+    ta, tb0, tb1, tstart = _west_tasks(nx, ny, symmetric)
+    gram = np.zeros((nx, ny))
+    # Batches of tasks bound the memory of the flat output.
+    batch = max(1, _PAIR_BATCH // 512)
+    with numba.parallel_chunksize(4):
+        for s0 in range(0, ta.size, batch):
+            sl = slice(s0, s0 + batch)
+            start = tstart[sl] - tstart[s0]
+            out = np.empty(int((tb1[sl] - tb0[sl]).sum()))
+            dp.gram_west_lists(tx, ox, ty, oy, indptr, indices, ta[sl], tb0[sl], tb1[sl], start, lam, out)
+            pa = np.repeat(ta[sl], tb1[sl] - tb0[sl])
+            pb = np.arange(out.size, dtype=np.int64) - np.repeat(start, tb1[sl] - tb0[sl]) + np.repeat(tb0[sl], tb1[sl] - tb0[sl])
+            gram[pa, pb] = out
+            if symmetric:
+                gram[pb, pa] = out
+    return gram
+
+
+# --------------------------------------------------------------------------- public
+
+
+def anygram_kernel(s1, s2, *, variant: str, lam: float, vectors=None, theta=None) -> float:
+    """Any-gram kernel of one sentence pair by the paper's dynamic programme.
+
+    Parameters
+    ----------
+    s1, s2 : array-like
+        Token ids (1-D integers). For ``west``/``wess`` without ``vectors``,
+        (L x d) arrays of the sentences' token vectors instead.
+    variant : {"sm", "west", "wess"}
+        Algorithm 1 (string match), 2 (similarity threshold) or 3 (similarity score).
+    lam : float
+        Decay factor in (0, 1].
+    vectors : array-like of shape (V, d), optional
+        Token vectors indexed by id (``west``/``wess``).
+    theta : float, optional
+        Cosine similarity threshold (``west`` only).
+
+    Returns
+    -------
+    float
+        ``K(s1, s2)``.
+    """
+    _check(variant, lam, theta)
+    if variant == "sm":
+        (t1, _), (t2, _) = _flat_ids([s1]), _flat_ids([s2])
+        return float(dp.pair_sm(t1, t2, float(lam)))
+    ux, _, uy, _ = _units_pair([s1], [s2], vectors)
+    if variant == "west":
+        return float(dp.pair_west(ux, uy, float(lam), float(theta)))
+    return float(dp.pair_wess(ux, uy, float(lam)))
+
+
+def anygram_gram(X, Y=None, *, variant: str, lam: float, vectors=None, theta=None, method: str = "auto") -> np.ndarray:
+    """Gram matrix of the any-gram kernel between two lists of sentences.
+
+    Parameters
+    ----------
+    X, Y : sequence of array-like
+        Sentences as in :func:`anygram_kernel`. ``Y=None`` compares ``X`` with
+        itself and returns a symmetric matrix, computing each pair once.
+    variant : {"sm", "west", "wess"}
+        Kernel variant.
+    lam : float
+        Decay factor in (0, 1].
+    vectors : array-like of shape (V, d), optional
+        Token vectors indexed by id (``west``/``wess``).
+    theta : float, optional
+        Cosine similarity threshold (``west`` only).
+    method : {"auto", "dp"}
+        ``"dp"`` runs the jitted dynamic programme on every pair; ``"auto"``
+        takes the exact fast path of the variant (sparse n-gram map for ``sm``,
+        suffix-sum GEMM for ``wess``, match table for ``west``).
+
+    Returns
+    -------
+    ndarray of shape (len(X), len(Y))
+    """
+    _check(variant, lam, theta, method)
+    lam = float(lam)
+    X = list(X)
+    Y = None if Y is None else list(Y)
+    nx = len(X)
+    ny = nx if Y is None else len(Y)
+    if nx == 0 or ny == 0:
+        return np.zeros((nx, ny))
+    if method == "auto":
+        if variant == "sm":
+            return _gram_sm_fast(X, Y, lam)
+        if variant == "wess":
+            return _gram_wess_fast(X, Y, lam, vectors)
+        return _gram_west_fast(X, Y, lam, vectors, float(theta))
+    if variant == "sm":
+        tx, ox = _flat_ids(X)
+        ty, oy = (tx, ox) if Y is None else _flat_ids(Y)
+        fill = lambda pa, pb, out: dp.gram_sm(tx, ox, ty, oy, pa, pb, lam, out)  # noqa: E731
+    else:
+        ux, ox, uy, oy = _units_pair(X, Y, vectors)
+        if variant == "west":
+            fill = lambda pa, pb, out: dp.gram_west(ux, ox, uy, oy, pa, pb, lam, float(theta), out)  # noqa: E731
+        else:
+            fill = lambda pa, pb, out: dp.gram_wess(ux, ox, uy, oy, pa, pb, lam, out)  # noqa: E731
+    return _run_pairs(fill, nx, ny, Y is None)
+
+
+def anygram_diag(X, *, variant: str, lam: float, vectors=None, theta=None) -> np.ndarray:
+    """Self-similarities ``K(x, x)`` of every sentence (by the DP), for kernel normalisation.
+
+    Parameters
+    ----------
+    X : sequence of array-like
+        Sentences as in :func:`anygram_kernel`.
+    variant, lam, vectors, theta
+        As in :func:`anygram_gram`.
+
+    Returns
+    -------
+    ndarray of shape (len(X),)
+    """
+    _check(variant, lam, theta)
+    X = list(X)
+    n = len(X)
+    idx = np.arange(n, dtype=np.int64)
+    out = np.zeros(n)
+    if n == 0:
+        return out
+    if variant == "sm":
+        t, o = _flat_ids(X)
+        dp.gram_sm(t, o, t, o, idx, idx, float(lam), out)
+    else:
+        u, o = _flat_units(X, vectors)
+        if variant == "west":
+            dp.gram_west(u, o, u, o, idx, idx, float(lam), float(theta), out)
+        else:
+            dp.gram_wess(u, o, u, o, idx, idx, float(lam), out)
+    return out
+
+
+def normalize_gram(gram: np.ndarray, diag_x: np.ndarray, diag_y: np.ndarray) -> np.ndarray:
+    """Cosine-normalised kernel ``K(x, y) / sqrt(K(x, x) K(y, y))``; 0 where a self-similarity is 0.
+
+    Parameters
+    ----------
+    gram : ndarray of shape (n, m)
+    diag_x : ndarray of shape (n,)
+        ``K(x, x)`` of the rows.
+    diag_y : ndarray of shape (m,)
+        ``K(y, y)`` of the columns.
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+    """
+    sx = np.sqrt(np.clip(np.asarray(diag_x, dtype=np.float64), 0.0, None))
+    sy = np.sqrt(np.clip(np.asarray(diag_y, dtype=np.float64), 0.0, None))
+    inv_x = np.divide(1.0, sx, out=np.zeros_like(sx), where=sx > 0)
+    inv_y = np.divide(1.0, sy, out=np.zeros_like(sy), where=sy > 0)
+    return gram * inv_x[:, None] * inv_y[None, :]
+
+
+def __getattr__(name):
+    # The scikit-learn wrapper lives in its own module so that Gram jobs do not pay for importing scikit-learn.
+    if name == "AnyGramKernel":
+        from kernbench.kernels.anygram_sklearn import AnyGramKernel
+
+        return AnyGramKernel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

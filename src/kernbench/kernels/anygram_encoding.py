@@ -1,0 +1,118 @@
+"""Prepared tokens to kernel inputs: token ids, per-sentence token vectors, aspect-term marking.
+
+Tokens are looked up with :func:`kernbench.data.embeddings.lookup_key` in the
+embeddings' ``words``; the row number is the token id. A token missing from
+``words`` gets a fresh id (and a zero vector, cosine 0 with everything), the
+same id on every call of one :class:`TokenEncoder`.
+
+Aspect terms (SemEval, Section 5.2 of the paper): under string match an aspect
+token ``w`` becomes the distinct token ``w_AT``; under the embedding variants
+each token vector gains one dimension, 1 on aspect tokens and 0 elsewhere.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from kernbench.data.embeddings import lookup_key
+from kernbench.errors import DataError
+
+ASPECT_SUFFIX = "_AT"
+
+
+class TokenEncoder:
+    """Map prepared tokens to ids and vectors of one embeddings file.
+
+    Parameters
+    ----------
+    words : sequence of str
+        Lookup keys, one per row of ``vectors``.
+    vectors : ndarray of shape (V, d)
+        Token vectors.
+    """
+
+    def __init__(self, words, vectors):
+        self.vectors = np.asarray(vectors, dtype=np.float64)
+        self.index = {str(w): i for i, w in enumerate(words)}
+        if len(self.index) != self.vectors.shape[0]:
+            raise ValueError(f"{len(self.index)} distinct words for {self.vectors.shape[0]} vectors")
+
+    @classmethod
+    def from_npz(cls, path: str | Path) -> "TokenEncoder":
+        """Read ``words`` and ``vectors`` from an embeddings ``.npz``.
+
+        Raises
+        ------
+        DataError
+            If the file cannot be read or lacks either array.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return cls(data["words"], data["vectors"])
+        except (OSError, KeyError, ValueError) as exc:
+            raise DataError(f"{path}: not an embeddings file with `words` and `vectors` ({exc})") from exc
+
+    def _id(self, key: str) -> int:
+        idx = self.index.get(key)
+        if idx is None:
+            idx = self.index[key] = len(self.index)
+        return idx
+
+    def ids(self, tokens, aspect_mask=None) -> np.ndarray:
+        """Token ids of one sentence; with ``aspect_mask``, aspect tokens get their ``_AT`` id.
+
+        Parameters
+        ----------
+        tokens : sequence of str
+        aspect_mask : sequence of int or bool, optional
+
+        Returns
+        -------
+        ndarray of int64
+        """
+        keys = [lookup_key(str(t), cased=False) for t in tokens]
+        if aspect_mask is not None:
+            keys = [k + ASPECT_SUFFIX if m else k for k, m in zip(keys, aspect_mask, strict=True)]
+        return np.array([self._id(k) for k in keys], dtype=np.int64)
+
+    def vectors_of(self, ids: np.ndarray) -> np.ndarray:
+        """Vectors of ids (zero for ids past the embeddings), shape (L, d)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        out = np.zeros((ids.size, self.vectors.shape[1]))
+        known = ids < self.vectors.shape[0]
+        out[known] = self.vectors[ids[known]]
+        return out
+
+    def encode(self, sentences, *, variant: str, aspect_masks=None) -> list[np.ndarray]:
+        """Kernel input for a list of tokenised sentences.
+
+        Parameters
+        ----------
+        sentences : sequence of sequence of str
+        variant : {"sm", "west", "wess"}
+            ``sm``: 1-D id arrays; ``west``/``wess``: (L x d) vector arrays,
+            (L x (d+1)) with the aspect dimension when ``aspect_masks`` is given.
+        aspect_masks : sequence of sequence of int, optional
+            1 on aspect-term tokens.
+
+        Returns
+        -------
+        list of ndarray
+        """
+        masks = [None] * len(sentences) if aspect_masks is None else list(aspect_masks)
+        if len(masks) != len(sentences):
+            raise ValueError(f"{len(masks)} aspect masks for {len(sentences)} sentences")
+        if variant == "sm":
+            return [self.ids(toks, mask) for toks, mask in zip(sentences, masks)]
+        out = []
+        for toks, mask in zip(sentences, masks):
+            vecs = self.vectors_of(self.ids(toks))
+            if aspect_masks is not None:
+                flag = np.asarray(mask, dtype=np.float64).reshape(-1, 1)
+                if flag.shape[0] != vecs.shape[0]:
+                    raise ValueError(f"aspect mask of length {flag.shape[0]} for {vecs.shape[0]} tokens")
+                vecs = np.hstack([vecs, flag])
+            out.append(vecs)
+        return out

@@ -1,0 +1,1 @@
+"""Learners shared by the experiments: SVMs on precomputed kernels and Keras LSTMs."""

@@ -1,0 +1,394 @@
+"""Uni- and bidirectional LSTM sentence classifiers (Kaljahi & Foster, Section 5.2, Table 4).
+
+Input is a sequence of token ids into the pre-trained embedding matrix the
+any-gram kernels use (frozen), plus, on SemEval, the aspect-term indicator as
+one extra input dimension (1 on aspect tokens, 0 elsewhere), the same
+convention as the kernels. Then ``layers`` stacked LSTMs of ``hidden_size``
+units with tanh activation (wrapped in ``Bidirectional`` for BiLSTM, so each
+direction has ``hidden_size`` units), a dropout layer and a softmax output.
+Adam on sparse categorical cross-entropy; training stops early on dev
+accuracy and keeps the best-dev weights.
+
+Batches are padded to their own longest sentence with id 0, and every LSTM
+layer is given the mask of the non-zero ids, so padding never reaches the
+LSTM state.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from kernbench.data.embeddings import lookup_key
+from kernbench.errors import KernbenchError
+
+log = logging.getLogger(__name__)
+
+#: System name in tables -> whether its LSTM layers are bidirectional.
+SYSTEMS = {"UniLSTM": False, "BiLSTM": True}
+
+#: Keys of one Table 4 entry.
+HYPERPARAMETERS = ("batch_size", "layers", "hidden_size", "learning_rate", "dropout")
+
+PREDICT_BATCH = 256
+
+
+@dataclass
+class LstmResult:
+    """Outcome of one LSTM training run.
+
+    Attributes
+    ----------
+    model : keras.Model
+        The model with its best-dev weights.
+    rows : list of dict
+        ``{"dataset", "split", "metric", "value"}`` for accuracy and macro-F1 on dev and test.
+    predictions : pandas.DataFrame
+        ``id, split, y_true, y_pred`` on dev and test.
+    curves : dict
+        Per-epoch ``loss``, ``accuracy`` (train), ``val_loss`` and ``val_accuracy`` (dev).
+    timings : dict
+        Seconds spent in ``train`` (fit, including the per-epoch dev evaluation) and ``evaluate``.
+    best_epoch : int
+        1-based epoch whose weights were kept.
+    classes : list
+        Label of each output unit.
+    """
+
+    model: object
+    rows: list[dict]
+    predictions: pd.DataFrame
+    curves: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    best_epoch: int = 0
+    classes: list = field(default_factory=list)
+
+
+def resolve_settings(lstm_config: dict, dataset: str, system: str) -> dict:
+    """Settings of one (dataset, system) run from the ``lstm`` config block.
+
+    Parameters
+    ----------
+    lstm_config : dict
+        The ``lstm`` section of the workflow config: ``hyperparameters``
+        (Table 4, ``{dataset: {system: {batch_size, layers, hidden_size,
+        learning_rate, dropout}}}``), ``max_epochs``, ``patience`` and
+        ``max_hidden_size`` (0 for no cap; the smoke profile uses it to train tiny models).
+    dataset, system : str
+        Which Table 4 entry.
+
+    Returns
+    -------
+    dict
+        The Table 4 entry (``hidden_size`` capped) with ``max_epochs`` and ``patience``.
+
+    Raises
+    ------
+    KernbenchError
+        If the system is unknown or the entry is missing or incomplete, naming the config key.
+    """
+    if system not in SYSTEMS:
+        raise KernbenchError(f"lstm: unknown system {system!r} (expected one of {', '.join(SYSTEMS)})")
+    key = f"lstm.hyperparameters.{dataset}.{system}"
+    entry = lstm_config.get("hyperparameters", {}).get(dataset, {}).get(system)
+    if entry is None:
+        raise KernbenchError(f"config: {key} is missing")
+    missing = [k for k in HYPERPARAMETERS if k not in entry]
+    if missing:
+        raise KernbenchError(f"config: {key} lacks {', '.join(missing)}")
+    settings = {k: entry[k] for k in HYPERPARAMETERS}
+    cap = lstm_config.get("max_hidden_size", 0)
+    if cap:
+        settings["hidden_size"] = min(settings["hidden_size"], cap)
+    settings["max_epochs"] = lstm_config["max_epochs"]
+    settings["patience"] = lstm_config["patience"]
+    return settings
+
+
+def planned_runs(config: dict) -> list[tuple[str, str, int]]:
+    """(dataset, system, seed) of every LSTM run a workflow config asks for.
+
+    A dataset runs when it is listed both under ``lstm.datasets`` and ``datasets``.
+    """
+    lstm = config["lstm"]
+    return [
+        (dataset, system, seed)
+        for dataset in lstm["datasets"]
+        if dataset in config["datasets"]
+        for system in lstm["systems"]
+        for seed in lstm["seeds"]
+    ]
+
+
+def configure_tensorflow(threads: int) -> None:
+    """Make TensorFlow deterministic and bound its thread pools to ``threads``.
+
+    Call before TensorFlow runs its first op; later calls that ask for other
+    thread counts are ignored with a warning (TensorFlow fixes them at start-up).
+    """
+    import tensorflow as tf
+
+    tf.config.experimental.enable_op_determinism()
+    threading = tf.config.threading
+    if (threading.get_intra_op_parallelism_threads(), threading.get_inter_op_parallelism_threads()) == (threads, threads):
+        return
+    try:
+        threading.set_intra_op_parallelism_threads(threads)
+        threading.set_inter_op_parallelism_threads(threads)
+    except RuntimeError as exc:
+        log.warning("TensorFlow already started; thread counts stay as they are (%s)", exc)
+
+
+def embedding_matrix(vectors: np.ndarray) -> np.ndarray:
+    """Rows of the embedding layer: 0 is padding, ``1..V`` the vocabulary, ``V+1`` unknown tokens (zero)."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    zero = np.zeros((1, vectors.shape[1]), dtype=np.float32)
+    return np.vstack([zero, vectors, zero])
+
+
+def encode_tokens(token_lists, words: np.ndarray) -> list[np.ndarray]:
+    """Map each sentence's tokens to rows of :func:`embedding_matrix`.
+
+    Parameters
+    ----------
+    token_lists : iterable of sequence of str
+        Tokens of each sentence.
+    words : numpy.ndarray of str
+        Sorted lookup keys of the embeddings file (``words`` of the npz).
+
+    Returns
+    -------
+    list of numpy.ndarray of int32
+        Ids ``1 + position in words``; ``len(words) + 1`` for a key the file lacks.
+    """
+    words = np.asarray(words, dtype=str)
+    unknown = len(words) + 1
+    encoded = []
+    for tokens in token_lists:
+        keys = np.array([lookup_key(t, cased=False) for t in tokens], dtype=str)
+        if len(keys) == 0:
+            encoded.append(np.zeros(0, dtype=np.int32))
+            continue
+        pos = np.searchsorted(words, keys)
+        pos_clipped = np.minimum(pos, len(words) - 1)
+        hit = (pos < len(words)) & (words[pos_clipped] == keys)
+        encoded.append(np.where(hit, pos + 1, unknown).astype(np.int32))
+    return encoded
+
+
+def pad_batch(ids: list[np.ndarray], aspect: list[np.ndarray] | None):
+    """Right-pad a batch to its longest sentence (id 0, aspect 0); at least one step."""
+    length = max(1, max(len(s) for s in ids))
+    tokens = np.zeros((len(ids), length), dtype=np.int32)
+    for i, s in enumerate(ids):
+        tokens[i, : len(s)] = s
+    if aspect is None:
+        return tokens
+    marks = np.zeros((len(ids), length, 1), dtype=np.float32)
+    for i, m in enumerate(aspect):
+        marks[i, : len(m), 0] = m
+    return {"tokens": tokens, "aspect": marks}
+
+
+def build_model(
+    embeddings: np.ndarray,
+    *,
+    n_classes: int,
+    bidirectional: bool,
+    layers: int,
+    hidden_size: int,
+    dropout: float,
+    learning_rate: float,
+    aspect: bool,
+):
+    """Build and compile the LSTM classifier.
+
+    Parameters
+    ----------
+    embeddings : numpy.ndarray
+        Frozen embedding matrix from :func:`embedding_matrix` (row 0 is padding).
+    n_classes : int
+        Output units.
+    bidirectional : bool
+        Wrap every LSTM layer in ``Bidirectional`` (concatenated directions).
+    layers, hidden_size : int
+        Stacked LSTM layers and units per layer (per direction).
+    dropout : float
+        Rate of the dropout layer before the output.
+    learning_rate : float
+        Adam's learning rate.
+    aspect : bool
+        Add the aspect-term indicator input, concatenated to each word vector.
+
+    Returns
+    -------
+    keras.Model
+        Inputs ``tokens`` (int ids) and, with ``aspect``, ``aspect`` (batch, time, 1).
+    """
+    import keras
+
+    tokens = keras.Input(shape=(None,), dtype="int32", name="tokens")
+    inputs = [tokens]
+    # The padding mask is given to every LSTM explicitly: Concatenate would turn the embedding's
+    # mask into "any feature unmasked", which the aspect input makes true on padding too.
+    mask = keras.ops.not_equal(tokens, 0)
+    x = keras.layers.Embedding(
+        embeddings.shape[0], embeddings.shape[1], weights=[embeddings], trainable=False, name="embedding"
+    )(tokens)
+    if aspect:
+        marks = keras.Input(shape=(None, 1), dtype="float32", name="aspect")
+        inputs.append(marks)
+        x = keras.layers.Concatenate(name="word_and_aspect")([x, marks])
+    for i in range(layers):
+        lstm = keras.layers.LSTM(hidden_size, activation="tanh", return_sequences=i < layers - 1, name=f"lstm_{i + 1}")
+        x = keras.layers.Bidirectional(lstm, name=f"bilstm_{i + 1}")(x, mask=mask) if bidirectional else lstm(x, mask=mask)
+    x = keras.layers.Dropout(dropout, name="dropout")(x)
+    outputs = keras.layers.Dense(n_classes, activation="softmax", name="output")(x)
+    model = keras.Model(inputs if aspect else tokens, outputs, name="BiLSTM" if bidirectional else "UniLSTM")
+    model.compile(
+        optimizer=keras.optimizers.Adam(learning_rate=learning_rate),
+        loss="sparse_categorical_crossentropy",
+        metrics=["accuracy"],
+    )
+    return model
+
+
+def _dataset(ids, aspect, labels, batch_size: int, *, shuffle_seed: int | None):
+    """A ``tf.data`` pipeline of padded batches; with ``shuffle_seed``, a fresh seeded order every epoch."""
+    import tensorflow as tf
+
+    n = len(ids)
+    epochs = iter(range(1 << 30))
+
+    def batches():
+        order = np.arange(n)
+        if shuffle_seed is not None:
+            order = np.random.default_rng([shuffle_seed, next(epochs)]).permutation(n)
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            x = pad_batch([ids[i] for i in idx], None if aspect is None else [aspect[i] for i in idx])
+            yield x, labels[idx]
+
+    x_spec = tf.TensorSpec((None, None), tf.int32)
+    if aspect is not None:
+        x_spec = {"tokens": x_spec, "aspect": tf.TensorSpec((None, None, 1), tf.float32)}
+    dataset = tf.data.Dataset.from_generator(batches, output_signature=(x_spec, tf.TensorSpec((None,), tf.int32)))
+    # A known length lets Keras count steps from the first epoch on.
+    return dataset.apply(tf.data.experimental.assert_cardinality(-(-n // batch_size)))
+
+
+def predict_proba(model, ids, aspect, batch_size: int = PREDICT_BATCH) -> np.ndarray:
+    """Class probabilities for encoded sentences, in input order."""
+    if not ids:
+        return np.zeros((0, model.output_shape[-1]), np.float32)
+    dummy = np.zeros(len(ids), dtype=np.int32)
+    return model.predict(_dataset(ids, aspect, dummy, batch_size, shuffle_seed=None), verbose=0)
+
+
+def train_lstm(
+    frame: pd.DataFrame,
+    words: np.ndarray,
+    vectors: np.ndarray,
+    *,
+    system: str,
+    settings: dict,
+    seed: int,
+    dataset: str,
+) -> LstmResult:
+    """Train one LSTM on the train split, stop early on dev accuracy, evaluate dev and test.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A prepared tokenised dataset (``split``, ``label``, ``tokens``; ``aspect_mask`` on SemEval).
+    words, vectors : numpy.ndarray
+        The embeddings file's lookup keys and vectors.
+    system : {"UniLSTM", "BiLSTM"}
+    settings : dict
+        From :func:`resolve_settings`.
+    seed : int
+        Seeds weight initialisation, dropout and the batch order.
+    dataset : str
+        Name written in the result rows.
+
+    Returns
+    -------
+    LstmResult
+    """
+    import keras
+
+    from kernbench.metrics import classification_scores
+
+    if system not in SYSTEMS:
+        raise KernbenchError(f"lstm: unknown system {system!r} (expected one of {', '.join(SYSTEMS)})")
+    splits = {s: frame[frame["split"] == s] for s in ("train", "dev", "test")}
+    for name in ("train", "dev"):
+        if splits[name].empty:
+            raise KernbenchError(f"{dataset}: the LSTM needs a non-empty {name} split")
+    classes = sorted(frame["label"].unique().tolist())
+    index = {c: i for i, c in enumerate(classes)}
+    has_aspect = "aspect_mask" in frame.columns
+
+    def encoded(part):
+        ids = encode_tokens(part["tokens"], words)
+        aspect = [np.asarray(m, dtype=np.float32) for m in part["aspect_mask"]] if has_aspect else None
+        y = np.array([index[c] for c in part["label"]], dtype=np.int32)
+        return ids, aspect, y
+
+    data = {name: encoded(part) for name, part in splits.items()}
+
+    keras.utils.set_random_seed(seed)
+    model = build_model(
+        embedding_matrix(vectors),
+        n_classes=len(classes),
+        bidirectional=SYSTEMS[system],
+        layers=settings["layers"],
+        hidden_size=settings["hidden_size"],
+        dropout=settings["dropout"],
+        learning_rate=settings["learning_rate"],
+        aspect=has_aspect,
+    )
+    stopper = keras.callbacks.EarlyStopping(
+        monitor="val_accuracy", mode="max", patience=settings["patience"], restore_best_weights=True
+    )
+    train_ids, train_aspect, train_y = data["train"]
+    started = time.perf_counter()
+    history = model.fit(
+        _dataset(train_ids, train_aspect, train_y, settings["batch_size"], shuffle_seed=seed),
+        validation_data=_dataset(*data["dev"], PREDICT_BATCH, shuffle_seed=None),
+        epochs=settings["max_epochs"],
+        callbacks=[stopper],
+        shuffle=False,  # the pipeline shuffles, seeded per epoch
+        verbose=2,
+    )
+    trained = time.perf_counter() - started
+    curves = {k: [float(v) for v in values] for k, values in sorted(history.history.items())}
+
+    started = time.perf_counter()
+    rows, preds = [], []
+    for split in ("dev", "test"):
+        part = splits[split]
+        if part.empty:
+            continue
+        ids, aspect, _ = data[split]
+        y_pred = [classes[i] for i in predict_proba(model, ids, aspect).argmax(axis=1)]
+        scores = classification_scores(part["label"].tolist(), y_pred)
+        rows += [{"dataset": dataset, "split": split, "metric": m, "value": v} for m, v in scores.items()]
+        preds.append(
+            pd.DataFrame({"id": part["id"].to_numpy(), "split": split, "y_true": part["label"].to_numpy(), "y_pred": y_pred})
+        )
+    evaluated = time.perf_counter() - started
+    best_epoch = int(np.argmax(curves["val_accuracy"])) + 1
+    return LstmResult(
+        model=model,
+        rows=rows,
+        predictions=pd.concat(preds, ignore_index=True),
+        curves=curves,
+        timings={"train": trained, "evaluate": evaluated},
+        best_epoch=best_epoch,
+        classes=classes,
+    )

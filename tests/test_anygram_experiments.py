@@ -1,0 +1,95 @@
+"""Any-gram experiments: kernel names, selection on dev, and the two subcommands end to end."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kernbench.cli import main
+from kernbench.commands.anygram import parse_kernel_name
+from kernbench.errors import DataError
+from kernbench.experiments.anygram import SYSTEMS, kernel_name, run_svm
+from kernbench.kernels.anygram import anygram_gram
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+def test_kernel_name_round_trip(system):
+    theta = 0.85 if system.endswith("west") else None
+    assert parse_kernel_name(kernel_name(system, 0.4, theta)) == (system, 0.4, theta)
+
+
+def test_kernel_name_rejects_bad_names():
+    for bad in ("AGKwest_lam0.4", "AGKsm_lam0.4_theta0.8", "Foo_lam0.4"):
+        with pytest.raises(DataError):
+            parse_kernel_name(bad)
+
+
+def _toy_frame(n_per_split=(30, 12, 12), seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for split, n in zip(("train", "dev", "test"), n_per_split):
+        for k in range(n):
+            label = k % 2
+            word = "good" if label else "bad"
+            tokens = ["the", "food", "was"] + [word] * int(rng.integers(1, 3)) + list(rng.choice(["very", "so", "."], 2))
+            mask = [0, 1] + [0] * (len(tokens) - 2)
+            rows.append({"id": f"{split}-{k}", "split": split, "label": ["negative", "positive"][label],
+                         "tokens": tokens, "aspect_mask": mask})
+    return pd.DataFrame(rows)
+
+
+def test_run_svm_picks_the_informative_setting():
+    frame = _toy_frame()
+    ids = {"good": 0, "bad": 1, "the": 2, "food": 3, "was": 4, "very": 5, "so": 6, ".": 7}
+    seqs = {s: [np.array([ids[t] for t in toks]) for toks in frame[frame.split == s].tokens] for s in ("train", "dev", "test")}
+    informative = {s: (anygram_gram(seqs[s], seqs["train"], variant="sm", lam=0.4), np.ones(len(seqs[s]))) for s in seqs}
+    noise = {s: (np.ones((len(seqs[s]), len(seqs["train"]))), np.ones(len(seqs[s]))) for s in seqs}
+    result = run_svm(frame, {0.5: noise, 0.9: informative}, C_grid=[1.0], normalize_options=[False], dataset="toy")
+    assert result.chosen == {"theta": 0.9, "normalize": False, "C": 1.0}
+    assert {(r["split"], r["metric"]) for r in result.rows} == {(s, m) for s in ("dev", "test") for m in ("accuracy", "macro_f1")}
+    assert all(r["value"] == 1.0 for r in result.rows if r["metric"] == "accuracy")
+    assert result.confusion["test"]["matrix"] == [[6, 0], [0, 6]]
+
+
+def test_gram_and_svm_commands(tmp_path):
+    frame = _toy_frame()
+    prepared = tmp_path / "semeval14_laptop.parquet"
+    frame.to_parquet(prepared, index=False)
+    words = np.array(sorted({t.lower() for toks in frame.tokens for t in toks}))
+    vectors = np.random.default_rng(1).normal(size=(words.size, 5)).astype(np.float32)
+    emb = tmp_path / "emb.npz"
+    np.savez(emb, words=words, vectors=vectors, found=np.ones(words.size, bool))
+    dirs = []
+    for theta in (0.5, 0.9):
+        out_dir = tmp_path / "cache" / kernel_name("AGKwest", 0.4, theta)
+        assert main(["anygram-gram", "--dataset", "semeval14_laptop", "--kernel", out_dir.name, "--prepared", str(prepared),
+                     "--embeddings", str(emb), "--out-dir", str(out_dir)]) == 0
+        assert np.load(out_dir / "dev.npy").shape == (12, 30)
+        assert np.load(out_dir / "train_diag.npy").shape == (30,)
+        dirs.append(str(out_dir))
+    record = tmp_path / "AGKwest.json"
+    assert main(["anygram-svm", "--dataset", "semeval14_laptop", "--system", "AGKwest", "--prepared", str(prepared),
+                 "--grams", *dirs, "--settings", json.dumps({"C": [1.0, 10.0], "normalize": [False, True]}),
+                 "--seed", "1", "--profile", "smoke", "--record", str(record),
+                 "--predictions", str(tmp_path / "p.parquet"), "--confusion", str(tmp_path / "c.csv")]) == 0
+    rec = json.loads(record.read_text())
+    assert rec["system"] == "AGKwest" and rec["params"]["theta_grid"] == [0.5, 0.9]
+    assert set(rec["params"]["chosen"]) == {"theta", "normalize", "C"}
+    assert len(rec["params"]["dev_accuracy_grid"]) == 2 * 2 * 2
+    assert len(pd.read_parquet(tmp_path / "p.parquet")) == 24
+    confusion = pd.read_csv(tmp_path / "c.csv")
+    assert confusion.groupby("split")["count"].sum().to_dict() == {"dev": 12, "test": 12}
+
+
+def test_gram_command_names_a_bad_embeddings_file(tmp_path, capsys):
+    prepared = tmp_path / "sst.parquet"
+    _toy_frame().drop(columns="aspect_mask").to_parquet(prepared, index=False)
+    (tmp_path / "bad.npz").write_bytes(b"not a zip")
+    code = main(["anygram-gram", "--dataset", "sst", "--kernel", "AGKsm_lam0.4", "--prepared", str(prepared),
+                 "--embeddings", str(tmp_path / "bad.npz"), "--out-dir", str(tmp_path / "out")])
+    assert code == 1
+    assert "bad.npz" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

@@ -1,0 +1,242 @@
+"""The fisher-features / fisher-svm / fisher-plot commands on a small synthetic corpus."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import average_precision_score, precision_score, recall_score
+
+from kernbench.cli import main
+from kernbench.experiments.fisher import SYSTEMS, build_features, load_features, select_documents
+
+PARAMS = {
+    "documents": "all",
+    "lowercase": True,
+    "collapse_whitespace": True,
+    "k": 3,
+    "min_count": 2,
+    "t": 2,
+    "c": 1.0,
+    "max_state_length": None,
+}
+SVM = {"C": 1.0, "loss": "squared_hinge", "max_iter": 5000}
+
+
+def _corpus() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    grain = ["wheat harvest", "corn exports", "grain silo", "wheat tonnes"]
+    money = ["dollar rate", "yen falls", "bank rate cut", "currency market"]
+    other = ["annual meeting", "board elects", "stock split"]
+    rows = []
+    for i in range(80):
+        # Every seventh document has no topic and words of its own.
+        topic = [] if i % 7 == 0 else ["grain"] if i % 2 else ["money-fx"]
+        words = rng.choice(other if i % 7 == 0 else grain if i % 2 else money, 3)
+        rows.append(
+            {
+                "id": f"reuters-{i}",
+                "split": "train" if i < 56 else "test",
+                "label": topic,
+                "title": str(words[0]).upper(),
+                "body": " ".join(words) + "  Reuter",
+            }
+        )
+    frame = pd.DataFrame(rows)
+    frame["text"] = frame["title"] + "\n" + frame["body"]
+    return frame
+
+
+@pytest.fixture
+def prepared(tmp_path):
+    path = tmp_path / "reuters.parquet"
+    _corpus().to_parquet(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("system", list(SYSTEMS))
+def test_every_system_gives_unit_rows_with_training_columns(system):
+    features, train_ids, test_ids = build_features(_corpus(), system, PARAMS)
+    assert features.train.shape == (56, features.test.shape[1]) and features.test.shape[0] == 24
+    norms = np.sqrt(features.train.multiply(features.train).sum(axis=1)).A1
+    np.testing.assert_allclose(norms, 1.0)
+    assert train_ids[0] == "reuters-0" and test_ids[0] == "reuters-56"
+
+
+def test_document_subsets():
+    frame = _corpus()
+    assert len(select_documents(frame, "all")) == 80
+    with_topics = select_documents(frame, "with_topics")
+    assert len(with_topics) == 80 - len(range(0, 80, 7))
+    assert len(select_documents(frame, "top10")) == len(with_topics)  # grain and money-fx are both top-10
+    with pytest.raises(ValueError, match="document set"):
+        select_documents(frame, "some")
+
+
+def test_commands_write_cache_record_and_figure(prepared, tmp_path):
+    cache, info = tmp_path / "cache/FSA-ln.npz", tmp_path / "cache/FSA-ln.json"
+    assert (
+        main(
+            [
+                "fisher-features",
+                "--system",
+                "FSA-ln",
+                "--prepared",
+                str(prepared),
+                "--params",
+                json.dumps(PARAMS),
+                "--out",
+                str(cache),
+                "--info",
+                str(info),
+            ]
+        )
+        == 0
+    )
+    x_train, _, _, test_ids = load_features(cache)
+    assert x_train.shape[0] == 56 and len(test_ids) == 24
+    assert json.loads(info.read_text())["states"] > 1
+
+    record_path = tmp_path / "runs/FSA-ln/grain.json"
+    predictions_path = tmp_path / "runs/FSA-ln/grain.predictions.parquet"
+    assert (
+        main(
+            [
+                "fisher-svm",
+                "--system",
+                "FSA-ln",
+                "--category",
+                "grain",
+                "--prepared",
+                str(prepared),
+                "--features",
+                str(cache),
+                "--features-info",
+                str(info),
+                "--params",
+                json.dumps(SVM),
+                "--seed",
+                "3",
+                "--profile",
+                "smoke",
+                "--record",
+                str(record_path),
+                "--predictions",
+                str(predictions_path),
+            ]
+        )
+        == 0
+    )
+    record = json.loads(record_path.read_text())
+    assert record["paper"] == "fisher" and record["dataset"] == "reuters" and record["system"] == "FSA-ln"
+    rows = {r["metric"]: r for r in record["rows"]}
+    assert set(rows) == {"average_precision", "precision", "recall", "f1"}
+    assert all(r["dataset"] == "grain" and r["split"] == "test" for r in rows.values())
+    predictions = pd.read_parquet(predictions_path)
+    assert rows["average_precision"]["value"] == pytest.approx(
+        average_precision_score(predictions["y_true"], predictions["score"])
+    )
+    assert rows["precision"]["value"] == pytest.approx(precision_score(predictions["y_true"], predictions["y_pred"]))
+    assert rows["recall"]["value"] == pytest.approx(recall_score(predictions["y_true"], predictions["y_pred"]))
+    assert rows["average_precision"]["value"] > 0.9  # the two topics use disjoint words
+
+    figure = tmp_path / "figures/fisher.png"
+    assert (
+        main(
+            [
+                "fisher-plot",
+                "--records",
+                str(record_path),
+                "--paper-values",
+                "workflow/paper_results.yaml",
+                "--out",
+                str(figure),
+            ]
+        )
+        == 0
+    )
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_corrupt_cache_stops_naming_the_file_and_writes_no_record(prepared, tmp_path, capsys):
+    cache = tmp_path / "bad.npz"
+    cache.write_bytes(b"not a zip")
+    info = tmp_path / "bad.json"
+    info.write_text("{}")
+    record = tmp_path / "record.json"
+    code = main(
+        [
+            "fisher-svm",
+            "--system",
+            "FSA-ln",
+            "--category",
+            "grain",
+            "--prepared",
+            str(prepared),
+            "--features",
+            str(cache),
+            "--features-info",
+            str(info),
+            "--params",
+            json.dumps(SVM),
+            "--seed",
+            "3",
+            "--profile",
+            "smoke",
+            "--record",
+            str(record),
+            "--predictions",
+            str(tmp_path / "p.parquet"),
+        ]
+    )
+    assert code == 1
+    assert "bad.npz" in capsys.readouterr().err
+    assert not record.exists() and not (tmp_path / "p.parquet").exists()
+
+
+def test_category_without_training_positives_is_a_clear_error(prepared, tmp_path, capsys):
+    cache, info = tmp_path / "f.npz", tmp_path / "f.json"
+    main(
+        [
+            "fisher-features",
+            "--system",
+            "BoW-TFIDF",
+            "--prepared",
+            str(prepared),
+            "--params",
+            json.dumps(PARAMS),
+            "--out",
+            str(cache),
+            "--info",
+            str(info),
+        ]
+    )
+    code = main(
+        [
+            "fisher-svm",
+            "--system",
+            "BoW-TFIDF",
+            "--category",
+            "ship",
+            "--prepared",
+            str(prepared),
+            "--features",
+            str(cache),
+            "--features-info",
+            str(info),
+            "--params",
+            json.dumps(SVM),
+            "--seed",
+            "3",
+            "--profile",
+            "smoke",
+            "--record",
+            str(tmp_path / "r.json"),
+            "--predictions",
+            str(tmp_path / "p.parquet"),
+        ]
+    )
+    assert code == 1
+    assert "all out of the category" in capsys.readouterr().err

@@ -1,0 +1,246 @@
+"""UniLSTM / BiLSTM: Table 4 architectures, masking, seeded training on real data, the command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from kernbench.cli import main
+from kernbench.data import embeddings, semeval14
+from kernbench.errors import KernbenchError
+from kernbench.models import lstm
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+#: Table 4 of Kaljahi & Foster, transcribed from the paper: (batch, layers, units, lr, dropout).
+TABLE4 = {
+    ("semeval14_laptop", "UniLSTM"): (40, 1, 50, 0.001, 0.3),
+    ("semeval14_laptop", "BiLSTM"): (20, 1, 100, 0.001, 0.0),
+    ("semeval14_restaurant", "UniLSTM"): (40, 3, 150, 0.001, 0.3),
+    ("semeval14_restaurant", "BiLSTM"): (20, 1, 100, 0.001, 0.3),
+    ("sst", "UniLSTM"): (40, 1, 100, 0.01, 0.3),
+    ("sst", "BiLSTM"): (30, 2, 100, 0.001, 0.5),
+}
+N_CLASSES = {"semeval14_laptop": 4, "semeval14_restaurant": 4, "sst": 5}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tensorflow_setup():
+    lstm.configure_tensorflow(1)
+
+
+@pytest.fixture(scope="module")
+def lstm_config():
+    return yaml.safe_load((REPO_ROOT / "config.yaml").read_text())["lstm"]
+
+
+@pytest.fixture(scope="module")
+def laptop(mirror):
+    return semeval14.prepare(
+        mirror / "semeval14/Laptop_Train_v2.xml", mirror / "semeval14/Laptops_Test_Gold.xml", dev_fraction=0.1, seed=1
+    )
+
+
+@pytest.fixture(scope="module")
+def laptop_vectors(laptop):
+    words, vectors = embeddings.load_glove_6b_50d()
+    tokens = [t for toks in laptop["tokens"] for t in toks]
+    vocabulary, matrix, _ = embeddings.cut_to_vocabulary(tokens, words, vectors, cased=False)
+    return vocabulary, matrix
+
+
+def _lstm_params(inputs, units):
+    """Weights of one Keras LSTM: four gates, each with input and recurrent kernels and a bias."""
+    return 4 * (units * (inputs + units) + units)
+
+
+@pytest.mark.parametrize(("dataset", "system"), sorted(TABLE4))
+def test_table4_configuration_builds_the_architecture_it_names(lstm_config, dataset, system):
+    import keras
+
+    settings = lstm.resolve_settings(lstm_config, dataset, system)
+    batch, layers, units, lr, dropout = TABLE4[dataset, system]
+    assert (settings["batch_size"], settings["layers"], settings["hidden_size"]) == (batch, layers, units)
+    assert settings["learning_rate"] == pytest.approx(lr) and settings["dropout"] == pytest.approx(dropout)
+
+    dim, aspect = 50, dataset != "sst"
+    matrix = lstm.embedding_matrix(np.random.default_rng(0).normal(size=(30, dim)).astype(np.float32))
+    model = lstm.build_model(
+        matrix,
+        n_classes=N_CLASSES[dataset],
+        bidirectional=system == "BiLSTM",
+        layers=settings["layers"],
+        hidden_size=settings["hidden_size"],
+        dropout=settings["dropout"],
+        learning_rate=settings["learning_rate"],
+        aspect=aspect,
+    )
+    wrappers = [layer for layer in model.layers if isinstance(layer, keras.layers.Bidirectional)]
+    if system == "BiLSTM":
+        assert len(wrappers) == layers
+        cells = [w.forward_layer for w in wrappers] + [w.backward_layer for w in wrappers]
+        assert all(w.backward_layer.go_backwards for w in wrappers)
+    else:
+        assert not wrappers
+        cells = [layer for layer in model.layers if isinstance(layer, keras.layers.LSTM)]
+        assert len(cells) == layers
+    assert all(c.units == units and c.activation.__name__ == "tanh" for c in cells)
+    # Stacked layers pass whole sequences up; the last one gives the sentence vector.
+    assert [c.return_sequences for c in cells[:layers]] == [True] * (layers - 1) + [False]
+
+    directions = 2 if system == "BiLSTM" else 1
+    inputs = [dim + aspect] + [directions * units] * (layers - 1)
+    assert model.count_params() - matrix.size == sum(directions * _lstm_params(i, units) for i in inputs) + (
+        directions * units + 1
+    ) * N_CLASSES[dataset]
+
+    drop = [layer for layer in model.layers if isinstance(layer, keras.layers.Dropout)]
+    assert len(drop) == 1 and drop[0].rate == pytest.approx(dropout)
+    assert model.layers[-2] is drop[0]  # dropout right before the output
+    out = model.layers[-1]
+    assert out.units == N_CLASSES[dataset] and out.activation.__name__ == "softmax"
+    emb = model.get_layer("embedding")
+    assert not emb.trainable
+    np.testing.assert_array_equal(emb.get_weights()[0], matrix)
+    assert [i.name for i in model.inputs] == (["tokens", "aspect"] if aspect else ["tokens"])
+    assert float(model.optimizer.learning_rate) == pytest.approx(lr)
+    assert model.loss == "sparse_categorical_crossentropy"
+
+
+def test_resolve_settings_caps_hidden_size_and_names_bad_entries(lstm_config):
+    capped = lstm.resolve_settings({**lstm_config, "max_hidden_size": 8}, "semeval14_restaurant", "UniLSTM")
+    assert capped["hidden_size"] == 8 and capped["layers"] == 3
+    assert lstm.resolve_settings({**lstm_config, "max_hidden_size": 500}, "sst", "BiLSTM")["hidden_size"] == 100
+    with pytest.raises(KernbenchError, match="lstm.hyperparameters.reuters.UniLSTM"):
+        lstm.resolve_settings(lstm_config, "reuters", "UniLSTM")
+    broken = {**lstm_config, "hyperparameters": {"sst": {"BiLSTM": {"batch_size": 30}}}}
+    with pytest.raises(KernbenchError, match="sst.BiLSTM lacks layers, hidden_size"):
+        lstm.resolve_settings(broken, "sst", "BiLSTM")
+    with pytest.raises(KernbenchError, match="unknown system"):
+        lstm.resolve_settings(lstm_config, "sst", "GRU")
+
+
+def test_planned_runs_follow_the_datasets_and_seeds_of_the_config(lstm_config):
+    config = {"datasets": ["sst", "reuters"], "lstm": {**lstm_config, "seeds": [3, 1]}}
+    assert lstm.planned_runs(config) == [("sst", "UniLSTM", 3), ("sst", "UniLSTM", 1), ("sst", "BiLSTM", 3), ("sst", "BiLSTM", 1)]
+
+
+def test_tokens_map_to_embedding_rows_by_lookup_key():
+    words = np.array(["a", "b/c", "the"])
+    ids = lstm.encode_tokens([["The", "b\\/c", "zzz", "a"], []], words)
+    np.testing.assert_array_equal(ids[0], [3, 2, 4, 1])  # 0 is padding, 4 the zero row of unknown words
+    assert len(ids[1]) == 0
+    matrix = lstm.embedding_matrix(np.arange(6, dtype=np.float32).reshape(3, 2))
+    np.testing.assert_array_equal(matrix, [[0, 0], [0, 1], [2, 3], [4, 5], [0, 0]])
+    batch = lstm.pad_batch([np.array([3, 2]), np.array([1])], [np.array([0, 1]), np.array([1])])
+    np.testing.assert_array_equal(batch["tokens"], [[3, 2], [1, 0]])
+    np.testing.assert_array_equal(batch["aspect"][..., 0], [[0, 1], [1, 0]])
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_padding_is_masked(bidirectional):
+    import keras
+
+    keras.utils.set_random_seed(5)
+    matrix = lstm.embedding_matrix(np.random.default_rng(1).normal(size=(20, 6)).astype(np.float32))
+    model = lstm.build_model(
+        matrix, n_classes=3, bidirectional=bidirectional, layers=2, hidden_size=4, dropout=0.3, learning_rate=0.01, aspect=True
+    )
+    short, long_ = np.array([4, 7, 2], dtype=np.int32), np.arange(1, 12, dtype=np.int32)
+    marks_short, marks_long = np.array([0, 1, 0]), np.zeros(11)
+    alone = model(lstm.pad_batch([short], [marks_short])).numpy()
+    padded = model(lstm.pad_batch([short, long_], [marks_short, marks_long])).numpy()
+    np.testing.assert_allclose(padded[0], alone[0], rtol=1e-5, atol=1e-6)
+    # The aspect mark reaches the model: moving it changes the output.
+    moved = model(lstm.pad_batch([short], [np.array([1, 0, 0])])).numpy()
+    assert np.abs(moved - alone).max() > 1e-6
+
+
+@pytest.mark.slow
+def test_seeded_training_on_laptop_beats_the_majority_class(laptop, laptop_vectors):
+    words, vectors = laptop_vectors
+    settings = {"batch_size": 20, "layers": 1, "hidden_size": 32, "learning_rate": 0.003, "dropout": 0.0}
+    result = lstm.train_lstm(
+        laptop, words, vectors, system="BiLSTM", settings={**settings, "max_epochs": 6, "patience": 6}, seed=7, dataset="semeval14_laptop"
+    )
+    train, test = laptop[laptop["split"] == "train"], laptop[laptop["split"] == "test"]
+    majority = (test["label"] == train["label"].mode()[0]).mean()
+    assert majority == pytest.approx(341 / 654)
+    preds = result.predictions[result.predictions["split"] == "test"]
+    accuracy = (preds["y_true"] == preds["y_pred"]).mean()
+    row = next(r for r in result.rows if (r["split"], r["metric"]) == ("test", "accuracy"))
+    assert row["value"] == pytest.approx(accuracy)
+    assert accuracy > majority + 0.04
+    # Early stopping kept the best-dev epoch: its dev accuracy is the reported one.
+    dev = next(r for r in result.rows if (r["split"], r["metric"]) == ("dev", "accuracy"))
+    assert dev["value"] == pytest.approx(max(result.curves["val_accuracy"]), abs=1e-6)
+    assert result.best_epoch == int(np.argmax(result.curves["val_accuracy"])) + 1
+    assert len(result.curves["loss"]) == len(result.curves["val_loss"]) == 6
+
+
+def _slice(frame, n):
+    return pd.concat([frame[frame["split"] == s].head(n) for s in ("train", "dev", "test")], ignore_index=True)
+
+
+def _run_cli(tmp_path, name, prepared, npz, seed):
+    out = tmp_path / name
+    settings = {"batch_size": 16, "layers": 1, "hidden_size": 6, "learning_rate": 0.01, "dropout": 0.3, "max_epochs": 3, "patience": 1}
+    code = main(
+        ["lstm", "--dataset", "semeval14_laptop", "--system", "BiLSTM", "--seed", str(seed), "--prepared", str(prepared),
+         "--embeddings", str(npz), "--settings", json.dumps(settings), "--profile", "test", "--threads", "1",
+         "--record", str(out / "r.json"), "--predictions", str(out / "p.parquet"), "--model", str(out / "m.keras")]
+    )  # fmt: skip
+    assert code == 0
+    return json.loads((out / "r.json").read_text()), pd.read_parquet(out / "p.parquet")
+
+
+def test_command_is_deterministic_and_saves_the_best_model(tmp_path, laptop, laptop_vectors):
+    import keras
+
+    frame = _slice(laptop, 120)
+    prepared = tmp_path / "laptop.parquet"
+    frame.to_parquet(prepared, index=False)
+    npz = tmp_path / "emb.npz"
+    np.savez(npz, words=laptop_vectors[0], vectors=laptop_vectors[1])
+
+    first, preds = _run_cli(tmp_path, "a", prepared, npz, seed=11)
+    again, preds_again = _run_cli(tmp_path, "b", prepared, npz, seed=11)
+    assert first["curves"] == again["curves"] and first["rows"] == again["rows"]
+    pd.testing.assert_frame_equal(preds, preds_again)
+    assert first["run_key"] == again["run_key"]
+
+    assert first["system"] == "BiLSTM" and first["paper"] == "anygram"
+    assert set(first["curves"]) == {"loss", "accuracy", "val_loss", "val_accuracy"}
+    assert first["params"]["epochs_trained"] == len(first["curves"]["loss"])
+    assert first["timings"]["train"] > 0 and first["provenance"]["threads"] == 1
+    assert {(r["split"], r["metric"]) for r in first["rows"]} == {
+        (s, m) for s in ("dev", "test") for m in ("accuracy", "macro_f1")
+    }
+    # The saved model is the best-dev one: reloaded, it reproduces the recorded test predictions.
+    model = keras.saving.load_model(first["artifacts"][0])
+    test = frame[frame["split"] == "test"]
+    ids = lstm.encode_tokens(test["tokens"], laptop_vectors[0])
+    aspect = [np.asarray(m, dtype=np.float32) for m in test["aspect_mask"]]
+    classes = sorted(frame["label"].unique())
+    reloaded = [classes[i] for i in lstm.predict_proba(model, ids, aspect).argmax(axis=1)]
+    assert reloaded == preds[preds["split"] == "test"]["y_pred"].tolist()
+
+
+def test_command_names_a_bad_embeddings_file(tmp_path, laptop):
+    prepared = tmp_path / "laptop.parquet"
+    _slice(laptop, 20).to_parquet(prepared, index=False)
+    bad = tmp_path / "emb.npz"
+    bad.write_text("not a zip")
+    settings = {"batch_size": 4, "layers": 1, "hidden_size": 2, "learning_rate": 0.01, "dropout": 0.0, "max_epochs": 1, "patience": 1}
+    code = main(
+        ["lstm", "--dataset", "semeval14_laptop", "--system", "UniLSTM", "--seed", "1", "--prepared", str(prepared),
+         "--embeddings", str(bad), "--settings", json.dumps(settings), "--profile", "test",
+         "--record", str(tmp_path / "r.json"), "--predictions", str(tmp_path / "p.parquet"), "--model", str(tmp_path / "m.keras")]
+    )  # fmt: skip
+    assert code == 1
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "m.keras").exists()

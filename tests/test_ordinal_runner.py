@@ -1,0 +1,215 @@
+"""Round robin, reduction levels, MAE^M, the per-system runner on real reviews, claims, figure and the ``xi`` table column."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from imblearn.metrics import macro_averaged_mean_absolute_error
+
+from kernbench.data import reviews
+from kernbench.data.prepare import subsample
+from kernbench.ordinal.claims import curves_from_records, evaluate_claims
+from kernbench.ordinal.plot import plot_curves
+from kernbench.ordinal.runner import mae_macro, run_system
+from kernbench.ordinal.selection import n_selected, round_robin, select
+from kernbench.records import flat_metrics, make_run_key
+from kernbench.tables import build_table, load_paper_values, markdown_subset, write_table
+
+SETTINGS = {
+    "levels": [0.01, 0.1, 0.5],
+    "a_grid": [1.0, 4.0],
+    "epsilon": 0.1,
+    "prp_spread": 2.0,
+    "C": 1.0,
+    "svr_epsilon": 0.1,
+    "max_iter": 10000,
+    "min_df": 1,
+    "sublinear_tf": False,
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 40), max_size=30), min_size=1, max_size=6),
+    st.integers(0, 50),
+)
+def test_round_robin_returns_exactly_k_distinct_features(lists, k):
+    orderings = [np.array(list(dict.fromkeys(o)), dtype=int) for o in lists]  # each ordering lists a feature once
+    available = len(set().union(*map(set, lists)))
+    picked = round_robin(orderings, k)
+    assert len(picked) == min(k, available)
+    assert len(set(picked.tolist())) == len(picked)
+    # prefix property: picking fewer is a prefix of picking more
+    assert round_robin(orderings, max(0, k - 3)).tolist() == picked[: max(0, min(k - 3, available))].tolist()
+    # each ordering's picks keep its order
+    for order in orderings:
+        mine = [f for f in picked.tolist() if f in set(order.tolist())]
+        positions = [order.tolist().index(f) for f in mine]
+        assert positions == sorted(positions) or len(orderings) > 1
+
+
+def test_round_robin_takes_turns_and_skips_exhausted_lists():
+    assert round_robin([np.array([1, 2, 3]), np.array([4]), np.array([5, 6])]).tolist() == [1, 4, 5, 2, 6, 3]
+    # overlapping lists (RR(IGOR)): a feature already picked is passed over
+    assert round_robin([np.array([1, 2, 3]), np.array([1, 3, 2])], 3).tolist() == [1, 3, 2]
+
+
+def test_reduction_levels():
+    assert n_selected(0.001, 11661) == 12
+    assert n_selected(0.29, 100) == 29  # 0.29 * 100 = 28.999999999999996
+    assert n_selected(0.001, 100) == 1
+    assert n_selected(1.0, 7) == 7
+    assert select(np.array([5, 3, 9, 0]), 0.5).tolist() == [3, 5]
+    with pytest.raises(ValueError):
+        n_selected(0.0, 10)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 200), st.integers(0, 2**31 - 1))
+def test_mae_macro_is_eq3_and_the_library(n, seed):
+    rng = np.random.default_rng(seed)
+    y_true = rng.integers(1, 6, size=n)
+    y_pred = rng.integers(1, 6, size=n)
+    eq3 = np.mean([np.abs(y_pred[y_true == r] - r).mean() for r in np.unique(y_true)])
+    assert mae_macro(y_true, y_pred) == pytest.approx(eq3)
+    # the library averages over predicted-only ranks too, and fails on them; compare where it is defined
+    if np.isin(y_pred, y_true).all():
+        assert mae_macro(y_true, y_pred) == pytest.approx(macro_averaged_mean_absolute_error(y_true, y_pred))
+    full = np.concatenate([y_true, np.arange(1, 6)])
+    guess = np.concatenate([y_pred, rng.integers(1, 6, size=5)])
+    assert mae_macro(full, guess) == pytest.approx(macro_averaged_mean_absolute_error(full, guess))
+
+
+@pytest.fixture(scope="module")
+def hotel(mirror):
+    folder = mirror / "reviews/tripadvisor-wang2011-sample5000"
+    frame = reviews.prepare_hotel(folder / "reviews.jsonl", folder / "split_suggested.tsv")
+    return subsample(frame, {"train": 600, "dev": 200, "test": 400}, seed=5)
+
+
+def test_triv_and_ffs_on_real_reviews(hotel):
+    triv = run_system(hotel, dataset="reviews_hotel", system="Triv", settings=SETTINGS, seed=0)
+    assert triv.rows == [
+        {"dataset": "reviews_hotel", "split": "test", "metric": "mae_macro", "value": pytest.approx(1.2)}
+    ]
+    ffs = run_system(hotel, dataset="reviews_hotel", system="FFS", settings=SETTINGS, seed=0)
+    assert ffs.rows[0]["xi"] == 1.0
+    preds = ffs.predictions
+    assert set(preds["y_pred"]) <= {1, 2, 3, 4, 5} and len(preds) == (hotel["split"] == "test").sum()
+    assert ffs.rows[0]["value"] == pytest.approx(macro_averaged_mean_absolute_error(preds["y_true"], preds["y_pred"]))
+    assert ffs.rows[0]["value"] < 1.2
+
+
+def test_tuned_method_curve_on_real_reviews(hotel):
+    result = run_system(hotel, dataset="reviews_hotel", system="RR(NC*IDF)", settings=SETTINGS, seed=0)
+    assert [r["xi"] for r in result.rows] == SETTINGS["levels"]
+    assert result.curves["test.mae_macro"] == [r["value"] for r in result.rows]
+    assert set(result.curves) == {"xi", "test.mae_macro", "dev.mae_macro.a_1", "dev.mae_macro.a_4"}
+    means = {a: np.mean(result.curves[f"dev.mae_macro.a_{a:g}"]) for a in SETTINGS["a_grid"]}
+    assert result.chosen["a"] == min(means, key=means.get)
+    for xi, row in zip(SETTINGS["levels"], result.rows):
+        part = result.predictions[result.predictions["xi"] == xi]
+        assert row["value"] == pytest.approx(macro_averaged_mean_absolute_error(part["y_true"], part["y_pred"]))
+    again = run_system(hotel, dataset="reviews_hotel", system="RR(NC*IDF)", settings=SETTINGS, seed=0)
+    assert again.rows == result.rows
+
+
+def test_runner_rejects_missing_split_and_unknown_system(hotel):
+    with pytest.raises(ValueError, match="dev"):
+        run_system(hotel[hotel["split"] != "dev"], dataset="reviews_hotel", system="Var", settings=SETTINGS, seed=0)
+    with pytest.raises(ValueError, match="unknown ordinal system"):
+        run_system(hotel, dataset="reviews_hotel", system="IG", settings=SETTINGS, seed=0)
+
+
+def _record(tmp_path, dataset, system, rows, name=None):
+    record = {
+        "run_key": make_run_key("ordinal", dataset, system, {}),
+        "paper": "ordinal",
+        "dataset": dataset,
+        "system": system,
+        "params": {},
+        "rows": rows,
+        "metrics": flat_metrics(rows),
+    }
+    path = tmp_path / f"{name or system}.json"
+    path.write_text(json.dumps(record))
+    return path
+
+
+def _synthetic_records(tmp_path, new_value, baseline_value, ffs=0.9):
+    levels = [0.01, 0.05, 0.1, 0.3, 0.6, 0.99]
+    row = {"dataset": "d", "split": "test", "metric": "mae_macro"}
+    paths = [
+        _record(tmp_path, "d", "FFS", [{**row, "xi": 1.0, "value": ffs}], "ffs"),
+        _record(tmp_path, "d", "Triv", [{**row, "value": 1.2}], "triv"),
+    ]
+    for i, system in enumerate(["Var", "RR(Var)", "PRP"]):
+        paths.append(
+            _record(
+                tmp_path, "d", system, [{**row, "xi": x, "value": baseline_value(x) + i / 100} for x in levels], f"b{i}"
+            )
+        )
+    for i, system in enumerate(["RR(IGOR)", "Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)"]):
+        paths.append(
+            _record(tmp_path, "d", system, [{**row, "xi": x, "value": new_value(x) + i / 100} for x in levels], f"n{i}")
+        )
+    return paths
+
+
+def test_claims_say_yes_when_the_curves_agree_and_no_when_not(tmp_path):
+    good = _synthetic_records(tmp_path, new_value=lambda x: 0.8 + 0.05 * x, baseline_value=lambda x: 1.5 - 0.5 * x)
+    claims = evaluate_claims(curves_from_records(good)).set_index("claim")["answer"]
+    assert claims.to_dict() == {"i": "yes", "ii": "yes", "iii": "yes"}
+    bad = _synthetic_records(tmp_path, new_value=lambda x: 1.6 - 0.6 * x, baseline_value=lambda x: 0.7 + 0.0 * x)
+    table = evaluate_claims(curves_from_records(bad)).set_index("claim")
+    assert table["answer"].to_dict() == {"i": "no", "ii": "no", "iii": "no"}
+    assert "FFS 0.9000" in table.loc["iii", "evidence"] and "RR(IGOR)" in table.loc["ii", "evidence"]
+
+
+def test_figure_is_written(tmp_path):
+    paths = _synthetic_records(tmp_path, new_value=lambda x: 0.8, baseline_value=lambda x: 1.4)
+    out = tmp_path / "fig.png"
+    plot_curves(curves_from_records(paths), "d", out)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match="no curves"):
+        plot_curves(curves_from_records(paths), "other", tmp_path / "x.png")
+
+
+def test_table_extra_key_column_groups_and_filters_markdown(tmp_path):
+    paths = _synthetic_records(tmp_path, new_value=lambda x: 0.8, baseline_value=lambda x: 1.4)
+    # a second seed of one system averages per (key, xi) cell
+    row = {"dataset": "d", "split": "test", "metric": "mae_macro"}
+    paths.append(_record(tmp_path, "d", "PRP", [{**row, "xi": 0.01, "value": 1.0}], "prp-seed2"))
+    table = build_table(paths, load_paper_values("workflow/paper_results.yaml"))
+    assert list(table.columns[:6]) == ["dataset", "system", "split", "metric", "xi", "value"]
+    assert len(table) == 2 + 7 * 6
+    prp = table[(table["system"] == "PRP") & np.isclose(table["xi"], 0.01)].iloc[0]
+    assert prp["value"] == pytest.approx((1.42 + 1.0) / 2) and prp["n_seeds"] == 2
+    assert table[table["system"] == "Triv"]["xi"].isna().all()
+    shown = markdown_subset(table, {"xi": [0.01, 1.0]})
+    assert set(shown["system"]) == set(table["system"]) and len(shown) == 1 + 1 + 7
+    write_table(table, tmp_path / "t.csv", tmp_path / "t.md", md_subset={"xi": [0.01, 1.0]})
+    assert len(pd.read_csv(tmp_path / "t.csv")) == len(table)
+    assert (tmp_path / "t.md").read_text().count("| d ") == len(shown)
+    assert "d.test.mae_macro.xi_0.01" in flat_metrics([{**row, "xi": 0.01, "value": 1.0}])
+
+
+def test_cli_rejects_unknown_system_without_output(tmp_path, hotel):
+    prepared = tmp_path / "hotel.parquet"
+    hotel.to_parquet(prepared)
+    record = tmp_path / "r.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "kernbench.cli", "ordinal-run", "--dataset", "reviews_hotel", "--system", "IG",
+         "--prepared", str(prepared), "--params", json.dumps(SETTINGS), "--seed", "1", "--profile", "smoke",
+         "--record", str(record), "--predictions", str(tmp_path / "p.parquet")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 1 and "--system 'IG'" in result.stderr
+    assert not record.exists()

@@ -1,0 +1,150 @@
+"""Feature scoring functions of the ordinal stage on a hand-made corpus, with rankings worked out by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kernbench.ordinal.scores import (
+    feature_order,
+    igor_scores,
+    nc_table,
+    prp_order,
+    prp_scores,
+    rank_stats,
+    rr_igor_order,
+    rr_nc_idf_order,
+    rr_var_idf_order,
+    rr_var_order,
+    var_idf_order,
+    var_idf_scores,
+    var_order,
+)
+
+# Six documents, two per rank of a 3-rank scale: ranks 1, 1, 2, 2, 3, 3.
+RANKS = [1, 2, 3]
+LABELS = np.array([1, 1, 2, 2, 3, 3])
+# Documents holding each feature, and (by hand) the ranks of those documents.
+DOCS = {
+    0: [0, 1],  # ranks 1,1:     mean 1,    Var 0,    df 2
+    1: [4, 5],  # ranks 3,3:     mean 3,    Var 0,    df 2
+    2: [0, 2, 4],  # 1,2,3:      mean 2,    Var 2/3,  df 3
+    3: [3],  # rank 2 (hapax):   mean 2,    Var 0,    df 1
+    4: [0, 1, 2, 3],  # 1,1,2,2: mean 1.5,  Var 1/4,  df 4 (tie between ranks 1 and 2 -> rank 1)
+    5: [0, 5],  # ranks 1,3:     mean 2,    Var 1,    df 2
+    6: [0, 1, 4],  # 1,1,3:      mean 5/3,  Var 8/9,  df 3 (closest rank 2; median rank 1)
+}
+
+
+def _presence(docs, n_docs=6):
+    rows = [d for f in sorted(docs) for d in docs[f]]
+    cols = [f for f in sorted(docs) for _ in docs[f]]
+    # tf-idf-like weights: only presence matters
+    return sp.csr_matrix((np.linspace(0.3, 2.0, len(rows)), (rows, cols)), shape=(n_docs, len(docs)))
+
+
+@pytest.fixture
+def stats():
+    return rank_stats(_presence(DOCS), LABELS, ranks=RANKS)
+
+
+def test_rank_statistics_by_hand(stats):
+    assert stats.df.tolist() == [2, 2, 3, 1, 4, 2, 3]
+    np.testing.assert_allclose(stats.mean, [1, 3, 2, 2, 1.5, 2, 5 / 3])
+    np.testing.assert_allclose(stats.var, [0, 0, 2 / 3, 0, 0.25, 1, 8 / 9])
+    np.testing.assert_allclose(stats.idf, np.log([3, 3, 2, 6, 1.5, 3, 2]))
+    assert stats.closest_rank.tolist() == [0, 2, 1, 1, 0, 1, 1]
+
+
+def test_var_ranks_zero_variance_first_hapax_included(stats):
+    # Var: 0 (f0, f1, f3), 1/4 (f4), 2/3 (f2), 8/9 (f6), 1 (f5)
+    assert var_order(stats).tolist() == [0, 1, 3, 4, 2, 6, 5]
+
+
+def test_rr_var_round_robin_across_ranks(stats):
+    # rank 1: f0 (0), f4 (1/4); rank 2: f3 (0), f2 (2/3), f6 (8/9), f5 (1); rank 3: f1 (0)
+    # turns r1 r2 r3 r1 r2 (r3 done) (r1 done) r2 ...
+    assert rr_var_order(stats).tolist() == [0, 3, 1, 4, 2, 6, 5]
+
+
+def test_var_idf_pushes_the_hapax_down(stats):
+    # a = 1: -(Var + 0.1) * IDF = f0 -0.1099, f1 -0.1099, f4 -0.1419, f3 -0.1792, f2 -0.5314, f6 -0.6855, f5 -1.2085
+    scores = var_idf_scores(stats, a=1.0)
+    assert scores[3] == pytest.approx(-0.1 * np.log(6))
+    assert scores[6] == pytest.approx(-(8 / 9 + 0.1) * np.log(2))
+    assert var_idf_order(stats, a=1.0).tolist() == [0, 1, 4, 3, 2, 6, 5]
+    # a = 0 is Var with a constant shift: the same ranking
+    assert var_idf_order(stats, a=0.0).tolist() == var_order(stats).tolist()
+
+
+def test_rr_var_idf_round_robin_with_large_a(stats):
+    # a = 3: rank 1: f4 (-0.35 * 0.4055^3 = -0.0233), f0 (-0.1326);
+    # rank 2: f2 (-0.2553), f6 (-0.3293), f3 (-0.5752), f5 (-1.4586); rank 3: f1
+    assert rr_var_idf_order(stats, a=3.0).tolist() == [4, 2, 1, 0, 6, 3, 5]
+
+
+def test_nc_assigns_the_rank_of_least_error(stats):
+    nc = nc_table(stats)
+    np.testing.assert_allclose(nc[0], [0, 1, 2])
+    np.testing.assert_allclose(nc[4], [0.5, 0.5, 1.5])  # tie: rank 1
+    np.testing.assert_allclose(nc[6], [2 / 3, 1, 4 / 3])  # rank 1, although the mean is closest to rank 2
+    # a = 3: rank 1: f4 (-0.6 * 0.4055^3 = -0.0400), f0 (-0.1326), f6 (-0.2553), f5 (-1.4586);
+    # rank 2: f2 (-0.2553), f3 (-0.5752); rank 3: f1 (-0.1326)
+    assert rr_nc_idf_order(stats, a=3.0).tolist() == [4, 2, 1, 0, 3, 6, 5]
+
+
+def test_igor_round_robin_over_cumulative_splits(stats):
+    ig = igor_scores(stats)
+    h = -(np.log(1 / 3) / 3 + 2 * np.log(2 / 3) / 3)  # entropy of a 2:4 split
+    # split {1} vs {2,3}: f0 separates perfectly; f6: present 2:1, absent 0:3
+    assert ig[0, 0] == pytest.approx(h)
+    assert ig[6, 0] == pytest.approx(h - 0.5 * h)
+    assert ig[2, 0] == pytest.approx(0.0, abs=1e-12)
+    # split {1,2} vs {3}: f1 and f4 separate perfectly
+    assert ig[1, 1] == pytest.approx(h) and ig[4, 1] == pytest.approx(h)
+    # split 1 order: f0 .637, f6 .318, f1 .174, f4 .174, f3 .076, f5 .031, f2 0
+    # split 2 order: f1 .637, f4 .637, f0 .174, f3 .076, f5 .031, f2 0, f6 0
+    assert rr_igor_order(stats).tolist() == [0, 1, 6, 4, 3, 5, 2]
+
+
+def test_prp_prefers_features_spread_over_adjacent_ranks():
+    # f0 in ranks 1 and 3, f1 in ranks 1 and 2, f2 only in rank 1 (two documents each)
+    stats = rank_stats(_presence({0: [0, 4], 1: [0, 2], 2: [0, 1]}), LABELS, ranks=RANKS)
+    # Plain information gain (no redistribution) cannot tell f0 from f1.
+    plain = prp_scores(stats, spread=0.5)
+    assert plain[0] == pytest.approx(plain[1])
+    assert prp_order(stats, spread=0.5).tolist() == [2, 0, 1]
+    # Redistribution, by hand: P'(f0 | r) = [1/3, 1/4, 1/3], P'(f1 | r) = [1/2, 3/8, 1/6]
+    redistributed = np.array([[1 / 3, 1 / 4, 1 / 3], [1 / 2, 3 / 8, 1 / 6]])
+    prior = np.full(3, 1 / 3)
+    p_t = redistributed @ prior
+    h = np.log(3)
+
+    def cond_entropy(p):
+        return -(p * np.log(p)).sum()
+
+    by_hand = [
+        h
+        - p_t[k] * cond_entropy(redistributed[k] * prior / p_t[k])
+        - (1 - p_t[k]) * cond_entropy((1 - redistributed[k]) * prior / (1 - p_t[k]))
+        for k in range(2)
+    ]
+    np.testing.assert_allclose(prp_scores(stats)[:2], by_hand)
+    assert prp_order(stats).tolist() == [2, 1, 0]
+
+
+def test_every_method_returns_a_permutation(stats):
+    for method in ("Var", "RR(Var)", "PRP", "RR(IGOR)"):
+        assert sorted(feature_order(method, stats).tolist()) == list(range(7))
+    for method in ("Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)"):
+        assert sorted(feature_order(method, stats, a=2.0).tolist()) == list(range(7))
+        with pytest.raises(ValueError, match="needs the IDF exponent"):
+            feature_order(method, stats)
+    with pytest.raises(ValueError, match="unknown"):
+        feature_order("IG", stats)
+
+
+def test_labels_outside_the_ranks_are_rejected():
+    with pytest.raises(ValueError, match="not ranks"):
+        rank_stats(_presence(DOCS), np.array([1, 1, 2, 2, 3, 6]), ranks=RANKS)

@@ -1,0 +1,92 @@
+"""The workflow against a real MLflow tracking server on loopback, read back through the REST API."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _rest(base: str, endpoint: str, payload: dict | None = None) -> dict:
+    data = None if payload is None else json.dumps(payload).encode()
+    request = urllib.request.Request(
+        f"{base}/api/2.0/mlflow/{endpoint}", data=data, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+@pytest.fixture
+def tracking_server(tmp_path):
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [Path(sys.executable).parent / "mlflow", "server", "--host", "127.0.0.1", "--port", str(port),
+         "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
+         "--artifacts-destination", str(tmp_path / "server-artifacts"), "--workers", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/health", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise AssertionError("mlflow server did not come up")
+                time.sleep(0.5)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _all_runs(base: str) -> list[dict]:
+    experiments = _rest(base, "experiments/search", {"max_results": 100})["experiments"]
+    ids = [e["experiment_id"] for e in experiments if e["name"].startswith("kernbench-")]
+    runs, token = [], None
+    while True:
+        page = _rest(base, "runs/search", {"experiment_ids": ids, "max_results": 1000, **({"page_token": token} if token else {})})
+        runs += page.get("runs", [])
+        token = page.get("next_page_token")
+        if not token:
+            return runs
+
+
+@pytest.mark.slow
+def test_smoke_records_reach_a_tracking_server_once(tracking_server, tmp_path):
+    results = tmp_path / "results"
+    command = [sys.executable, "-m", "snakemake", "--cores", "2", "--config", "profile=smoke",
+               f"results_dir={results}", f"mlflow={{tracking_uri: '{tracking_server}'}}"]
+    first = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    assert not (results / "mlflow.db").exists()  # nothing went to the default sqlite store
+
+    records = {json.loads(p.read_text())["run_key"]: json.loads(p.read_text()) for p in results.glob("runs/**/*.json")}
+    runs = _all_runs(tracking_server)
+    tags = [{t["key"]: t["value"] for t in run["data"].get("tags", [])} for run in runs]
+    assert sorted(t["run_key"] for t in tags) == sorted(records)
+    for run, tag in zip(runs, tags):
+        metrics = {m["key"]: m["value"] for m in run["data"].get("metrics", [])}
+        for name, value in records[tag["run_key"]]["metrics"].items():
+            if value == value:  # NaN is stored but does not compare equal
+                assert metrics[name] == pytest.approx(value)
+
+    again = subprocess.run(command + ["--forcerun", "track"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert sorted(r["info"]["run_id"] for r in _all_runs(tracking_server)) == sorted(r["info"]["run_id"] for r in runs)

@@ -1,0 +1,92 @@
+# Any-gram kernels and NGTK of Kaljahi & Foster (Table 3 kernel rows): cached Gram jobs, SVC jobs, throughput.
+from kernbench.experiments.anygram import gram_files as anygram_gram_files
+from kernbench.experiments.anygram import planned_runs as anygram_runs
+
+ANYGRAM = config["anygram"]
+ANYGRAM_CACHE = f"{RESULTS}/cache/anygram"
+
+
+TABLE_RECORDS.setdefault("anygram", []).extend(
+    f"{RESULTS}/runs/anygram/{d}/kernels/{s}.json" for d, s in anygram_runs(config)
+)
+EXTRA_TARGETS.append(f"{RESULTS}/benchmarks/anygram.csv")
+
+
+rule anygram_gram:
+    input:
+        prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
+        embeddings=EMBEDDINGS,
+    output:
+        multiext(f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/", "train.npy", "dev.npy", "test.npy"),
+        multiext(f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/", "train_diag.npy", "dev_diag.npy", "test_diag.npy"),
+    params:
+        out_dir=lambda wildcards, output: os.path.dirname(output[0]),
+    log:
+        f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}.log",
+    wildcard_constraints:
+        dataset="|".join(TOKENISED),
+        kernel=r"(AGK|NGTK)[a-z]+_lam[0-9.e+-]+(_theta[0-9.e+-]+)?",
+    conda:
+        CONDA_ENV
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=60,
+    shell:
+        "kernbench anygram-gram --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
+        "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --threads {threads} "
+        "--out-dir {params.out_dir:q} > {log} 2>&1"
+
+
+rule anygram_svm:
+    input:
+        prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
+        grams=lambda wc: anygram_gram_files(ANYGRAM_CACHE, wc.dataset, wc.system, ANYGRAM),
+    output:
+        record=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.json",
+        predictions=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.predictions.parquet",
+        confusion=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.confusion.csv",
+    params:
+        gram_dirs=lambda wildcards, input: sorted({os.path.dirname(f) for f in input.grams}),
+        settings=json.dumps({"C": ANYGRAM["C"], "normalize": ANYGRAM["normalize"]}, sort_keys=True),
+        seed=config["seed"],
+        profile=config["profile"],
+    log:
+        f"{LOGS}/runs/anygram/{{dataset}}/kernels/{{system}}.log",
+    wildcard_constraints:
+        dataset="|".join(TOKENISED),
+        system="AGKsm|AGKwest|AGKwess|NGTKsm|NGTKwest",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    shell:
+        "kernbench anygram-svm --dataset {wildcards.dataset} --system {wildcards.system} "
+        "--prepared {input.prepared:q} --grams {params.gram_dirs:q} --settings {params.settings:q} "
+        "--seed {params.seed} --profile {params.profile} --threads {threads} --record {output.record:q} "
+        "--predictions {output.predictions:q} --confusion {output.confusion:q} > {log} 2>&1"
+
+
+rule anygram_benchmark:
+    input:
+        script="benchmarks/anygram_throughput.py",
+        sst=f"{RESULTS}/prepared/sst.parquet",
+        laptop=f"{RESULTS}/prepared/semeval14_laptop.parquet",
+        embeddings=EMBEDDINGS,
+    output:
+        csv=f"{RESULTS}/benchmarks/anygram.csv",
+    params:
+        settings=json.dumps({**ANYGRAM["benchmark"], "lam": ANYGRAM["lam"]}, sort_keys=True),
+    log:
+        f"{LOGS}/benchmarks/anygram.log",
+    conda:
+        CONDA_ENV
+    threads: 2
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    shell:
+        "python {input.script:q} --sst {input.sst:q} --laptop {input.laptop:q} --embeddings {input.embeddings:q} "
+        "--settings {params.settings:q} --threads {threads} --out {output.csv:q} > {log} 2>&1"

@@ -1,0 +1,83 @@
+# Saunders, Shawe-Taylor & Vinokourov, Table 1: one cached features job per system, then one linear
+# SVM job per (system, category), a table and a figure.
+
+FISHER = config["fisher"]
+FISHER_FEATURE_KEYS = ("documents", "lowercase", "collapse_whitespace", "k", "min_count", "t", "c", "max_state_length")
+FISHER_SVM_KEYS = ("C", "loss", "max_iter")
+FISHER_RECORD = f"{RESULTS}/runs/fisher/reuters/{{system}}/{{category}}.json"
+FISHER_RECORDS = expand(FISHER_RECORD, system=FISHER["systems"], category=FISHER["categories"])
+TABLE_RECORDS.setdefault("fisher", []).extend(FISHER_RECORDS)
+EXTRA_TARGETS.append(f"{RESULTS}/figures/fisher_average_precision.png")
+
+
+rule fisher_features:
+    input:
+        prepared=prepared("reuters"),
+    output:
+        features=f"{RESULTS}/cache/fisher/{{system}}.npz",
+        info=f"{RESULTS}/cache/fisher/{{system}}.json",
+    params:
+        settings=json.dumps({k: FISHER[k] for k in FISHER_FEATURE_KEYS}, sort_keys=True),
+    log:
+        f"{LOGS}/fisher/features/{{system}}.log",
+    wildcard_constraints:
+        system="|".join(FISHER["systems"]),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    shell:
+        "kernbench fisher-features --system {wildcards.system} --prepared {input.prepared:q} "
+        "--params {params.settings:q} --threads {threads} --out {output.features:q} --info {output.info:q} "
+        "> {log} 2>&1"
+
+
+rule fisher_svm:
+    input:
+        prepared=prepared("reuters"),
+        features=rules.fisher_features.output.features,
+        info=rules.fisher_features.output.info,
+    output:
+        record=FISHER_RECORD,
+        predictions=f"{RESULTS}/runs/fisher/reuters/{{system}}/{{category}}.predictions.parquet",
+    params:
+        settings=json.dumps({k: FISHER[k] for k in FISHER_SVM_KEYS}, sort_keys=True),
+        seed=config["seed"],
+        profile=config["profile"],
+    log:
+        f"{LOGS}/fisher/svm/{{system}}/{{category}}.log",
+    wildcard_constraints:
+        system="|".join(FISHER["systems"]),
+        category="|".join(FISHER["categories"]),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=10,
+    shell:
+        "kernbench fisher-svm --system {wildcards.system} --category {wildcards.category} "
+        "--prepared {input.prepared:q} --features {input.features:q} --features-info {input.info:q} "
+        "--params {params.settings:q} --seed {params.seed} --profile {params.profile} --threads {threads} "
+        "--record {output.record:q} --predictions {output.predictions:q} > {log} 2>&1"
+
+
+rule fisher_plot:
+    input:
+        records=FISHER_RECORDS,
+        paper_values="workflow/paper_results.yaml",
+    output:
+        f"{RESULTS}/figures/fisher_average_precision.png",
+    log:
+        f"{LOGS}/fisher/plot.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    shell:
+        "kernbench fisher-plot --records {input.records:q} --paper-values {input.paper_values:q} "
+        "--out {output:q} > {log} 2>&1"

@@ -1,0 +1,87 @@
+from kernbench.ordinal import SLUGS
+
+# Feature selection for ordinal text classification (Baccianella et al.): one job per (dataset, system),
+# then a Figure-1-style plot per dataset, the `ordinal` table and the claims table.
+ORDINAL_DATASETS = [d for d in config["ordinal"]["datasets"] if d in config["datasets"]]
+
+
+# Run records of every (dataset, system), by dataset.
+ORDINAL_RECORDS = {
+    d: [f"{RESULTS}/runs/ordinal/{d}/featsel/{slug}.json" for slug in SLUGS.values()] for d in ORDINAL_DATASETS
+}
+
+
+if ORDINAL_DATASETS:
+    TABLE_RECORDS.setdefault("ordinal", []).extend(r for d in ORDINAL_DATASETS for r in ORDINAL_RECORDS[d])
+    TABLE_MD_SUBSET["ordinal"] = {"xi": config["ordinal"]["table_xi"]}
+    EXTRA_TARGETS.extend(f"{RESULTS}/figures/ordinal_{d}.png" for d in ORDINAL_DATASETS)
+    EXTRA_TARGETS.extend(f"{RESULTS}/tables/ordinal_claims.{ext}" for ext in ("csv", "md"))
+
+
+rule ordinal_run:
+    input:
+        prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
+    output:
+        record=f"{RESULTS}/runs/ordinal/{{dataset}}/featsel/{{slug}}.json",
+        predictions=f"{RESULTS}/runs/ordinal/{{dataset}}/featsel/{{slug}}.predictions.parquet",
+    params:
+        settings=json.dumps(config["ordinal"]["run"], sort_keys=True),
+        seed=config["seed"],
+        profile=config["profile"],
+    log:
+        f"{LOGS}/runs/ordinal/{{dataset}}/featsel/{{slug}}.log",
+    wildcard_constraints:
+        dataset="|".join(d for d, spec in DATASETS.items() if spec.task == "ordinal"),
+        slug="|".join(SLUGS.values()),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+    shell:
+        "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} "
+        "kernbench ordinal-run --dataset {wildcards.dataset} --system {wildcards.slug} "
+        "--prepared {input.prepared:q} --params {params.settings:q} --seed {params.seed} "
+        "--profile {params.profile} --threads {threads} "
+        "--record {output.record:q} --predictions {output.predictions:q} > {log} 2>&1"
+
+
+rule ordinal_figure:
+    input:
+        records=lambda wildcards: ORDINAL_RECORDS[wildcards.dataset],
+    output:
+        f"{RESULTS}/figures/ordinal_{{dataset}}.png",
+    log:
+        f"{LOGS}/figures/ordinal_{{dataset}}.log",
+    wildcard_constraints:
+        dataset="|".join(d for d, spec in DATASETS.items() if spec.task == "ordinal"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    shell:
+        "kernbench ordinal-figure --records {input.records:q} --dataset {wildcards.dataset} --out {output:q} > {log} 2>&1"
+
+
+rule ordinal_claims:
+    input:
+        records=[r for d in ORDINAL_DATASETS for r in ORDINAL_RECORDS[d]],
+    output:
+        csv=f"{RESULTS}/tables/ordinal_claims.csv",
+        md=f"{RESULTS}/tables/ordinal_claims.md",
+    params:
+        settings=json.dumps(config["ordinal"]["claims"], sort_keys=True),
+    log:
+        f"{LOGS}/tables/ordinal_claims.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    shell:
+        "kernbench ordinal-claims --records {input.records:q} --params {params.settings:q} "
+        "--csv {output.csv:q} --md {output.md:q} > {log} 2>&1"
