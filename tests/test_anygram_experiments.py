@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from kernbench.cache import load_dense
 from kernbench.cli import main
 from kernbench.commands.anygram import parse_kernel_name
 from kernbench.errors import DataError
@@ -54,7 +56,7 @@ def test_run_svm_picks_the_informative_setting():
     assert result.confusion["test"]["matrix"] == [[6, 0], [0, 6]]
 
 
-def test_gram_and_svm_commands(tmp_path):
+def test_gram_and_svm_commands(tmp_path, capsys):
     frame = _toy_frame()
     prepared = tmp_path / "semeval14_laptop.parquet"
     frame.to_parquet(prepared, index=False)
@@ -67,8 +69,8 @@ def test_gram_and_svm_commands(tmp_path):
         out_dir = tmp_path / "cache" / kernel_name("AGKwest", 0.4, theta)
         assert main(["anygram-gram", "--dataset", "semeval14_laptop", "--kernel", out_dir.name, "--prepared", str(prepared),
                      "--embeddings", str(emb), "--out-dir", str(out_dir)]) == 0
-        assert np.load(out_dir / "dev.npy").shape == (12, 30)
-        assert np.load(out_dir / "train_diag.npy").shape == (30,)
+        assert load_dense(out_dir / "dev.npz").shape == (12, 30)
+        assert load_dense(out_dir / "train_diag.npz").shape == (30,)
         dirs.append(str(out_dir))
     record = tmp_path / "AGKwest.json"
     assert main(["anygram-svm", "--dataset", "semeval14_laptop", "--system", "AGKwest", "--prepared", str(prepared),
@@ -82,6 +84,19 @@ def test_gram_and_svm_commands(tmp_path):
     assert len(pd.read_parquet(tmp_path / "p.parquet")) == 24
     confusion = pd.read_csv(tmp_path / "c.csv")
     assert confusion.groupby("split")["count"].sum().to_dict() == {"dev": 12, "test": 12}
+
+    # A corrupted cached Gram matrix is detected and never used: the SVC job stops naming it.
+    gram = Path(dirs[1]) / "test.npz"
+    data = bytearray(gram.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    gram.write_bytes(bytes(data))
+    record.unlink()
+    assert main(["anygram-svm", "--dataset", "semeval14_laptop", "--system", "AGKwest", "--prepared", str(prepared),
+                 "--grams", *dirs, "--settings", json.dumps({"C": [1.0], "normalize": [False]}),
+                 "--seed", "1", "--profile", "smoke", "--record", str(record),
+                 "--predictions", str(tmp_path / "p.parquet"), "--confusion", str(tmp_path / "c.csv")]) == 1
+    assert "test.npz" in capsys.readouterr().err
+    assert not record.exists()
 
 
 def test_gram_command_names_a_bad_embeddings_file(tmp_path, capsys):

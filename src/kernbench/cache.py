@@ -32,13 +32,21 @@ def _digest(*arrays: np.ndarray) -> str:
     return digest.hexdigest()
 
 
-def _save(path: str | Path, **arrays: np.ndarray) -> None:
+def save_arrays(path: str | Path, **arrays: np.ndarray) -> None:
+    """Write named arrays with the sha256 of their content to ``path`` (``.npz``) atomically."""
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as handle:
             np.savez(handle, sha256=np.array(_digest(*arrays.values())), **arrays)
 
 
-def _load(path: str | Path, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+def load_arrays(path: str | Path, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Read the named arrays written by :func:`save_arrays`, verifying their checksum.
+
+    Raises
+    ------
+    CacheError
+        If the file is truncated, corrupted or lacks one of ``names``.
+    """
     path = Path(path)
     try:
         archive = np.load(path, allow_pickle=False)
@@ -56,7 +64,7 @@ def _load(path: str | Path, names: tuple[str, ...]) -> dict[str, np.ndarray]:
 
 def save_dense(path: str | Path, array: np.ndarray) -> None:
     """Write a dense array with its checksum to ``path`` (``.npz``) atomically."""
-    _save(path, data=np.asarray(array))
+    save_arrays(path, data=np.asarray(array))
 
 
 def load_dense(path: str | Path) -> np.ndarray:
@@ -67,13 +75,13 @@ def load_dense(path: str | Path) -> np.ndarray:
     CacheError
         If the file is truncated, corrupted or lacks a part.
     """
-    return _load(path, ("data",))["data"]
+    return load_arrays(path, ("data",))["data"]
 
 
 def save_sparse(path: str | Path, matrix: sp.spmatrix | sp.sparray) -> None:
     """Write a sparse matrix (as CSR) with its checksum to ``path`` (``.npz``) atomically."""
     csr = sp.csr_array(matrix)
-    _save(path, data=csr.data, indices=csr.indices, indptr=csr.indptr, shape=np.array(csr.shape, dtype=np.int64))
+    save_arrays(path, data=csr.data, indices=csr.indices, indptr=csr.indptr, shape=np.array(csr.shape, dtype=np.int64))
 
 
 def load_sparse(path: str | Path) -> sp.csr_array:
@@ -84,5 +92,5 @@ def load_sparse(path: str | Path) -> sp.csr_array:
     CacheError
         If the file is truncated, corrupted or lacks a part.
     """
-    parts = _load(path, ("data", "indices", "indptr", "shape"))
+    parts = load_arrays(path, ("data", "indices", "indptr", "shape"))
     return sp.csr_array((parts["data"], parts["indices"], parts["indptr"]), shape=tuple(parts["shape"]))

@@ -17,8 +17,8 @@ rule anygram_gram:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         embeddings=EMBEDDINGS,
     output:
-        multiext(f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/", "train.npy", "dev.npy", "test.npy"),
-        multiext(f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/", "train_diag.npy", "dev_diag.npy", "test_diag.npy"),
+        multiext(f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/", "train.npz", "dev.npz", "test.npz"),
+        multiext(f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/", "train_diag.npz", "dev_diag.npz", "test_diag.npz"),
     params:
         out_dir=lambda wildcards, output: os.path.dirname(output[0]),
     log:

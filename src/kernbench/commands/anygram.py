@@ -38,11 +38,10 @@ def set_threads(threads: int) -> None:
 
 
 def _cmd_gram(args) -> None:
-    import numpy as np
     import pandas as pd
 
+    from kernbench.cache import save_dense
     from kernbench.experiments.anygram import SPLITS, compute_grams
-    from kernbench.fileio import atomic_path
     from kernbench.kernels.anygram_encoding import TokenEncoder
 
     set_threads(args.threads)
@@ -55,10 +54,8 @@ def _cmd_gram(args) -> None:
     out_dir = Path(args.out_dir)
     for split in SPLITS:
         gram, diag = grams[split]
-        for target, array in ((out_dir / f"{split}.npy", gram), (out_dir / f"{split}_diag.npy", diag)):
-            with atomic_path(target) as tmp:
-                with open(tmp, "wb") as handle:
-                    np.save(handle, array)
+        save_dense(out_dir / f"{split}.npz", gram)
+        save_dense(out_dir / f"{split}_diag.npz", diag)
     log.info(
         "%s %s: Gram matrices %s in %.1f s",
         args.dataset,
@@ -69,18 +66,12 @@ def _cmd_gram(args) -> None:
 
 
 def _load_grams(directory: Path) -> dict:
-    import numpy as np
-
-    from kernbench.errors import DataError
+    from kernbench.cache import load_dense
     from kernbench.experiments.anygram import SPLITS
 
-    out = {}
-    for split in SPLITS:
-        try:
-            out[split] = (np.load(directory / f"{split}.npy"), np.load(directory / f"{split}_diag.npy"))
-        except (OSError, ValueError) as exc:
-            raise DataError(f"{directory}: cannot read the {split} Gram matrix ({exc})") from exc
-    return out
+    return {
+        split: (load_dense(directory / f"{split}.npz"), load_dense(directory / f"{split}_diag.npz")) for split in SPLITS
+    }
 
 
 def _cmd_svm(args) -> None:
@@ -156,7 +147,7 @@ def register(subparsers) -> None:
     p.add_argument("--prepared", required=True)
     p.add_argument("--embeddings", required=True)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--out-dir", required=True, help="writes <split>.npy and <split>_diag.npy here")
+    p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
     p.set_defaults(func=_cmd_gram)
 
     p = subparsers.add_parser("anygram-svm", help="SVC on precomputed any-gram kernels; theta/normalisation/C on dev")

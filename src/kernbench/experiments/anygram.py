@@ -209,9 +209,9 @@ def gram_dirs(cache: str, dataset: str, system: str, cfg: dict) -> list[str]:
 
 
 def gram_files(cache: str, dataset: str, system: str, cfg: dict) -> list[str]:
-    """Every file of :func:`gram_dirs`: ``<split>.npy`` and ``<split>_diag.npy``."""
+    """Every file of :func:`gram_dirs`: ``<split>.npz`` and ``<split>_diag.npz`` (see :mod:`kernbench.cache`)."""
     return [
-        f"{d}/{split}{suffix}.npy"
+        f"{d}/{split}{suffix}.npz"
         for d in gram_dirs(cache, dataset, system, cfg)
         for split in SPLITS
         for suffix in ("", "_diag")

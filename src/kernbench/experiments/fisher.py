@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 
+from kernbench.cache import load_arrays, save_arrays
 from kernbench.errors import DataError
 from kernbench.fileio import atomic_path
 from kernbench.kernels.fisher import Alphabet, Features, fsa_features, ngram_features, normalise_text
@@ -124,7 +125,7 @@ def build_features(frame: pd.DataFrame, system: str, params: dict) -> tuple[Feat
 
 
 def save_features(path, features: Features, train_ids, test_ids) -> None:
-    """Write the matrices and row ids to one uncompressed ``.npz`` (atomically)."""
+    """Write the matrices and row ids, with their sha256, to one ``.npz`` (atomically; :mod:`kernbench.cache`)."""
     arrays = {"train_ids": np.asarray(train_ids, dtype=str), "test_ids": np.asarray(test_ids, dtype=str)}
     for name, matrix in (("train", features.train), ("test", features.test)):
         matrix = sp.csr_matrix(matrix)
@@ -136,21 +137,26 @@ def save_features(path, features: Features, train_ids, test_ids) -> None:
                 f"{name}_shape": np.array(matrix.shape),
             }
         )
-    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-        np.savez(handle, **arrays)
+    save_arrays(path, **arrays)
 
 
 def load_features(path) -> tuple[sp.csr_matrix, sp.csr_matrix, np.ndarray, np.ndarray]:
-    """Read what :func:`save_features` wrote: train matrix, test matrix, train ids, test ids."""
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            matrices = [
-                sp.csr_matrix((z[f"{n}_data"], z[f"{n}_indices"], z[f"{n}_indptr"]), shape=tuple(z[f"{n}_shape"]))
-                for n in ("train", "test")
-            ]
-            return matrices[0], matrices[1], z["train_ids"], z["test_ids"]
-    except (OSError, KeyError, ValueError) as exc:
-        raise DataError(f"{path}: not a readable feature cache ({exc})") from exc
+    """Read what :func:`save_features` wrote: train matrix, test matrix, train ids, test ids.
+
+    Raises
+    ------
+    kernbench.cache.CacheError
+        If the file is truncated or corrupted (its content no longer matches its sha256).
+    """
+    names = ("train_ids", "test_ids") + tuple(
+        f"{n}_{part}" for n in ("train", "test") for part in ("data", "indices", "indptr", "shape")
+    )
+    z = load_arrays(path, names)
+    matrices = [
+        sp.csr_matrix((z[f"{n}_data"], z[f"{n}_indices"], z[f"{n}_indptr"]), shape=tuple(z[f"{n}_shape"]))
+        for n in ("train", "test")
+    ]
+    return matrices[0], matrices[1], z["train_ids"], z["test_ids"]
 
 
 def _labels(frame: pd.DataFrame, ids: np.ndarray, category: str, path_hint: str) -> np.ndarray:
