@@ -32,6 +32,8 @@ def kernbench(*args):
         ("seed=-1", "seed"),
         ("semeval14={dev_fraction: -0.2}", "dev_fraction"),
         ("no_such_key=1", "no_such_key"),
+        ("seed=twelve", "twelve"),
+        ("anygram={lam: 1.5}", "['lam']"),
         ("profile=huge", "huge"),
         ("baselines={C: [], reuters_C: 1, svr_epsilon: 0, min_df: 1, sublinear_tf: false}", "['C']"),
     ],
