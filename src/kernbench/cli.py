@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 import time
 from pathlib import Path
@@ -80,8 +79,7 @@ def _cmd_baseline(args) -> None:
     from kernbench.catalog import DATASETS
     from kernbench.experiments.baselines import run_baseline
     from kernbench.fileio import write_json_atomic, write_parquet_atomic
-    from kernbench.provenance import provenance
-    from kernbench.records import flat_metrics, make_run_key
+    from kernbench.records import make_record
 
     spec = DATASETS[args.dataset]
     params = json.loads(args.params)
@@ -91,19 +89,17 @@ def _cmd_baseline(args) -> None:
     elapsed = time.perf_counter() - started
     run_params = {**params, "seed": args.seed, "profile": args.profile, "chosen": result.chosen}
     write_parquet_atomic(args.predictions, result.predictions)
-    record = {
-        "run_key": make_run_key(spec.paper, spec.name, args.system, {**params, "seed": args.seed, "profile": args.profile}),
-        "paper": spec.paper,
-        "dataset": spec.name,
-        "system": args.system,
-        "params": run_params,
-        "rows": result.rows,
-        "metrics": flat_metrics(result.rows),
-        "curves": {},
-        "timings": {"fit_predict": elapsed},
-        "predictions": str(args.predictions),
-        "provenance": provenance(config_digest=os.environ.get("KERNBENCH_CONFIG_HASH", "unknown"), threads=args.threads),
-    }
+    record = make_record(
+        paper=spec.paper,
+        dataset=spec.name,
+        system=args.system,
+        key_params={**params, "seed": args.seed, "profile": args.profile},
+        params=run_params,
+        rows=result.rows,
+        timings={"fit_predict": elapsed},
+        predictions=args.predictions,
+        threads=args.threads,
+    )
     write_json_atomic(args.record, record)
     log.info("%s %s: %s", spec.name, args.system, record["metrics"])
 

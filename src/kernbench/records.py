@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from kernbench.errors import DataError
@@ -38,6 +39,68 @@ def flat_metrics(rows: list[dict]) -> dict[str, float]:
         suffix = "".join(f".{k}_{r[k]:g}" if isinstance(r[k], float) else f".{k}_{r[k]}" for k in extra)
         flat[f"{r['dataset']}.{r['split']}.{r['metric']}{suffix}"] = r["value"]
     return flat
+
+
+def make_record(
+    *,
+    paper: str,
+    dataset: str,
+    system: str,
+    key_params: dict,
+    params: dict,
+    rows: list[dict],
+    timings: dict,
+    predictions: str,
+    threads: int,
+    curves: dict | None = None,
+    artifacts: list[str] | None = None,
+) -> dict:
+    """Assemble a run record, deriving ``run_key``, ``metrics`` and ``provenance``.
+
+    Parameters
+    ----------
+    paper, dataset, system : str
+        What was run.
+    key_params : dict
+        The parameters that define the run (seed and profile included); they make the run key.
+    params : dict
+        Everything to record as parameters (``key_params`` plus choices made during the run).
+    rows : list of dict
+        Table rows ``{"dataset", "split", "metric", "value"}``.
+    timings : dict
+        Seconds per phase.
+    predictions : str
+        Path of the per-item predictions.
+    threads : int
+        Threads the job was given.
+    curves : dict, optional
+        Per-step metrics.
+    artifacts : list of str, optional
+        Further files to attach in MLflow.
+
+    Returns
+    -------
+    dict
+        The record, ready for :func:`kernbench.fileio.write_json_atomic`.
+    """
+    from kernbench.provenance import provenance
+
+    record = {
+        "run_key": make_run_key(paper, dataset, system, key_params),
+        "paper": paper,
+        "dataset": dataset,
+        "system": system,
+        "params": params,
+        "rows": rows,
+        "metrics": flat_metrics(rows),
+        "curves": curves or {},
+        "timings": timings,
+        "predictions": str(predictions),
+        "provenance": provenance(config_digest=os.environ.get("KERNBENCH_CONFIG_HASH", "unknown"), threads=threads),
+    }
+    if artifacts:
+        record["artifacts"] = [str(a) for a in artifacts]
+    return record
 
 
 def content_hash(record: dict) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import time
 from pathlib import Path
@@ -80,8 +79,7 @@ def _cmd_svm(args) -> None:
     from kernbench.catalog import DATASETS
     from kernbench.experiments.anygram import run_svm
     from kernbench.fileio import write_json_atomic, write_parquet_atomic, write_text_atomic
-    from kernbench.provenance import provenance
-    from kernbench.records import flat_metrics, make_run_key
+    from kernbench.records import make_record
 
     set_threads(args.threads)
     spec = DATASETS[args.dataset]
@@ -108,20 +106,18 @@ def _cmd_svm(args) -> None:
     }
     write_parquet_atomic(args.predictions, result.predictions)
     write_text_atomic(args.confusion, confusion_frame(result.confusion).to_csv(index=False))
-    record = {
-        "run_key": make_run_key(spec.paper, spec.name, args.system, key_params),
-        "paper": spec.paper,
-        "dataset": spec.name,
-        "system": args.system,
-        "params": {**key_params, "chosen": result.chosen, "dev_accuracy_grid": result.dev_scores},
-        "rows": result.rows,
-        "metrics": flat_metrics(result.rows),
-        "curves": {},
-        "timings": {"svm_select_fit_predict": elapsed},
-        "predictions": str(args.predictions),
-        "artifacts": [str(args.confusion)],
-        "provenance": provenance(config_digest=os.environ.get("KERNBENCH_CONFIG_HASH", "unknown"), threads=args.threads),
-    }
+    record = make_record(
+        paper=spec.paper,
+        dataset=spec.name,
+        system=args.system,
+        key_params=key_params,
+        params={**key_params, "chosen": result.chosen, "dev_accuracy_grid": result.dev_scores},
+        rows=result.rows,
+        timings={"svm_select_fit_predict": elapsed},
+        predictions=args.predictions,
+        artifacts=[args.confusion],
+        threads=args.threads,
+    )
     write_json_atomic(args.record, record)
     log.info("%s %s: chose %s; %s", spec.name, args.system, result.chosen, record["metrics"])
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 
 log = logging.getLogger("kernbench.fisher")
@@ -49,8 +48,7 @@ def _cmd_svm(args) -> None:
 
     from kernbench.experiments.fisher import evaluate
     from kernbench.fileio import write_json_atomic, write_parquet_atomic
-    from kernbench.provenance import provenance
-    from kernbench.records import flat_metrics, make_run_key
+    from kernbench.records import make_record
 
     params = json.loads(args.params)
     frame = pd.read_parquet(args.prepared, columns=["id", "split", "label"])
@@ -61,21 +59,17 @@ def _cmd_svm(args) -> None:
         features_info = json.load(handle)
     key_params = {**params, "category": args.category, "seed": args.seed, "profile": args.profile}
     write_parquet_atomic(args.predictions, predictions)
-    record = {
-        "run_key": make_run_key(PAPER, DATASET, args.system, key_params),
-        "paper": PAPER,
-        "dataset": DATASET,
-        "system": args.system,
-        "params": {**key_params, "features": {k: v for k, v in features_info.items() if k != "seconds"}},
-        "rows": rows,
-        "metrics": flat_metrics(rows),
-        "curves": {},
-        "timings": {"features": features_info["seconds"], "fit_predict": elapsed},
-        "predictions": str(args.predictions),
-        "provenance": provenance(
-            config_digest=os.environ.get("KERNBENCH_CONFIG_HASH", "unknown"), threads=args.threads
-        ),
-    }
+    record = make_record(
+        paper=PAPER,
+        dataset=DATASET,
+        system=args.system,
+        key_params=key_params,
+        params={**key_params, "features": {k: v for k, v in features_info.items() if k != "seconds"}},
+        rows=rows,
+        timings={"features": features_info["seconds"], "fit_predict": elapsed},
+        predictions=args.predictions,
+        threads=args.threads,
+    )
     write_json_atomic(args.record, record)
     log.info("%s %s: %s", args.system, args.category, record["metrics"])
 

@@ -34,8 +34,7 @@ def _cmd_lstm(args) -> None:
     from kernbench.errors import DataError
     from kernbench.fileio import write_json_atomic, write_parquet_atomic
     from kernbench.models.lstm import HYPERPARAMETERS, configure_tensorflow, train_lstm
-    from kernbench.provenance import provenance
-    from kernbench.records import flat_metrics, make_run_key
+    from kernbench.records import make_record
 
     started, cpu_started = time.perf_counter(), time.process_time()
     configure_tensorflow(args.threads)
@@ -55,24 +54,23 @@ def _cmd_lstm(args) -> None:
     key_params = {**settings, "seed": args.seed, "profile": args.profile, "embedding_dim": int(vectors.shape[1])}
     write_parquet_atomic(args.predictions, result.predictions)
     save_model_atomic(result.model, args.model)
-    record = {
-        "run_key": make_run_key(spec.paper, spec.name, args.system, key_params),
-        "paper": spec.paper,
-        "dataset": spec.name,
-        "system": args.system,
-        "params": {**key_params, "best_epoch": result.best_epoch, "epochs_trained": len(result.curves["loss"])},
-        "rows": result.rows,
-        "metrics": flat_metrics(result.rows),
-        "curves": result.curves,
-        "timings": {
+    record = make_record(
+        paper=spec.paper,
+        dataset=spec.name,
+        system=args.system,
+        key_params=key_params,
+        params={**key_params, "best_epoch": result.best_epoch, "epochs_trained": len(result.curves["loss"])},
+        rows=result.rows,
+        curves=result.curves,
+        timings={
             **result.timings,
             "total": time.perf_counter() - started,
             "cpu": time.process_time() - cpu_started,  # all threads, this command without the interpreter start-up
         },
-        "predictions": str(args.predictions),
-        "artifacts": [str(args.model)],
-        "provenance": provenance(config_digest=os.environ.get("KERNBENCH_CONFIG_HASH", "unknown"), threads=args.threads),
-    }
+        predictions=args.predictions,
+        artifacts=[args.model],
+        threads=args.threads,
+    )
     write_json_atomic(args.record, record)
     log.info(
         "%s %s seed %d: best epoch %d of %d, %s, %.1f s training",

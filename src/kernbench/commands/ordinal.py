@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 
 log = logging.getLogger("kernbench")
@@ -18,8 +17,7 @@ def _cmd_run(args) -> None:
     from kernbench.fileio import write_json_atomic, write_parquet_atomic
     from kernbench.ordinal import SYSTEM_OF_SLUG, SYSTEMS
     from kernbench.ordinal.runner import run_system
-    from kernbench.provenance import provenance
-    from kernbench.records import flat_metrics, make_run_key
+    from kernbench.records import make_record
 
     system = SYSTEM_OF_SLUG.get(args.system, args.system)
     if system not in SYSTEMS:
@@ -42,21 +40,18 @@ def _cmd_run(args) -> None:
     timings = {**result.timings, "total": time.perf_counter() - started}
     key_params = {**settings, "seed": args.seed, "profile": args.profile}
     write_parquet_atomic(args.predictions, result.predictions)
-    record = {
-        "run_key": make_run_key("ordinal", spec.name, system, key_params),
-        "paper": "ordinal",
-        "dataset": spec.name,
-        "system": system,
-        "params": {**key_params, "chosen": result.chosen},
-        "rows": result.rows,
-        "metrics": flat_metrics(result.rows),
-        "curves": result.curves,
-        "timings": timings,
-        "predictions": str(args.predictions),
-        "provenance": provenance(
-            config_digest=os.environ.get("KERNBENCH_CONFIG_HASH", "unknown"), threads=args.threads
-        ),
-    }
+    record = make_record(
+        paper="ordinal",
+        dataset=spec.name,
+        system=system,
+        key_params=key_params,
+        params={**key_params, "chosen": result.chosen},
+        rows=result.rows,
+        curves=result.curves,
+        timings=timings,
+        predictions=args.predictions,
+        threads=args.threads,
+    )
     write_json_atomic(args.record, record)
     values = [r["value"] for r in result.rows]
     log.info(
