@@ -127,6 +127,8 @@ def _cmd_tables(args) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``kernbench`` command."""
+    from kernbench.commands import add_run_arguments
+
     parser = argparse.ArgumentParser(prog="kernbench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -164,11 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--system", required=True)
     p.add_argument("--prepared", required=True)
     p.add_argument("--params", required=True, help="JSON parameters")
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--profile", required=True)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--record", required=True)
-    p.add_argument("--predictions", required=True)
+    add_run_arguments(p)
     p.set_defaults(func=_cmd_baseline)
 
     p = sub.add_parser("track", help="log run records to MLflow (idempotent)")

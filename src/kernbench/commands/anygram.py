@@ -8,6 +8,8 @@ import re
 import time
 from pathlib import Path
 
+from kernbench.commands import add_run_arguments
+
 log = logging.getLogger("kernbench")
 
 _KERNEL = re.compile(r"^(?P<system>[A-Za-z]+)_lam(?P<lam>[0-9.e+-]+?)(?:_theta(?P<theta>[0-9.e+-]+))?$")
@@ -152,10 +154,6 @@ def register(subparsers) -> None:
     p.add_argument("--prepared", required=True)
     p.add_argument("--grams", nargs="+", required=True, help="Gram directories, one per theta")
     p.add_argument("--settings", required=True, help='JSON {"C": [...], "normalize": [...]}')
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--profile", required=True)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--record", required=True)
-    p.add_argument("--predictions", required=True)
+    add_run_arguments(p)
     p.add_argument("--confusion", required=True, help="CSV of the dev and test confusion matrices")
     p.set_defaults(func=_cmd_svm)

@@ -6,6 +6,8 @@ import json
 import logging
 import time
 
+from kernbench.commands import add_run_arguments
+
 log = logging.getLogger("kernbench.fisher")
 
 PAPER = "fisher"
@@ -99,11 +101,7 @@ def register(subparsers) -> None:
     p.add_argument("--features", required=True)
     p.add_argument("--features-info", required=True)
     p.add_argument("--params", required=True, help='JSON {"C", "loss", "max_iter"}')
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--profile", required=True)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--record", required=True)
-    p.add_argument("--predictions", required=True)
+    add_run_arguments(p)
     p.set_defaults(func=_cmd_svm)
 
     p = subparsers.add_parser("fisher-plot", help="bar chart of average precision per category and system")

@@ -10,6 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from kernbench.commands import add_run_arguments
+
 log = logging.getLogger("kernbench")
 
 
@@ -94,10 +96,6 @@ def register(subparsers) -> None:
     p.add_argument("--prepared", required=True)
     p.add_argument("--embeddings", required=True, help="npz with `words` and `vectors`")
     p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs and patience")
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--profile", required=True)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--record", required=True)
-    p.add_argument("--predictions", required=True)
+    add_run_arguments(p)
     p.add_argument("--model", required=True, help="where to save the trained model (.keras)")
     p.set_defaults(func=_cmd_lstm)

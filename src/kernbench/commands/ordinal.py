@@ -6,6 +6,8 @@ import json
 import logging
 import time
 
+from kernbench.commands import add_run_arguments
+
 log = logging.getLogger("kernbench")
 
 
@@ -99,11 +101,7 @@ def register(subparsers) -> None:
     p.add_argument("--system", required=True, help="system name (e.g. 'RR(Var*IDF)') or its slug (rr_var_idf)")
     p.add_argument("--prepared", required=True)
     p.add_argument("--params", required=True, help="JSON: the ordinal.run config block")
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--profile", required=True)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--record", required=True)
-    p.add_argument("--predictions", required=True)
+    add_run_arguments(p)
     p.set_defaults(func=_cmd_run)
 
     p = subparsers.add_parser("ordinal-figure", help="Figure-1-style plot of one dataset from its run records")
