@@ -99,6 +99,7 @@ def _edge_cases(rng, vocab):
         np.array([1 % vocab]),  # one token
         np.full(7, 2 % vocab),  # all tokens equal
         rng.integers(0, vocab, 130),  # over 100 tokens
+        np.full(150, 0),  # one matching run across several 64-position words
         np.full(5, vocab - 1),  # out-of-vocabulary (zero vector)
         np.array([vocab - 1, 0, vocab - 1]),
     ]

@@ -14,7 +14,8 @@ work is split by pairs, not by rows.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import intrinsic
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -134,63 +135,93 @@ def gram_wess(un_x, off_x, un_y, off_y, pa, pb, lam, out):
         out[k] = pair_wess(un_x[off_x[a] : off_x[a + 1]], un_y[off_y[b] : off_y[b + 1]], lam)
 
 
-@njit(cache=True, nogil=True)
-def _west_task(tx, ox, ty, oy, indptr, indices, a, b0, b1, lam, out, k0):
-    """Kernels of sentence ``a`` with sentences ``b0..b1-1`` through sparse match lists.
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of a uint64 (LLVM's ``ctpop``)."""
 
-    For ``a`` it builds, per type ``t``, the list of positions ``i`` of ``a`` whose
-    type matches ``t`` (Algorithm 2's ``theta`` = 1). A pair then visits only its
-    matching cells, column by column from the right, with
-    ``delta[i][j] = lam * (1 + delta[i + 1][j + 1])``; the other cells are 0.
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.uint64(types.uint64), codegen
+
+
+@njit(cache=True, nogil=True)
+def _west_bits_task(tx, ox, ty, oy, indptr, indices, lam_pow, a, b0, b1, gram):
+    """West kernels of sentence ``a`` with sentences ``b0..b1-1`` into ``gram[a, b0:b1]``, bit-parallel over ``a``.
+
+    Unrolled, Algorithm 2's cell is ``delta[i][j] = lam + lam**2 + ... + lam**r``
+    with ``r`` the length of the run of matching cells ``(i, j), (i+1, j+1), ...``,
+    so the kernel is ``sum_k lam**k * N_k``, ``N_k`` the number of cells that
+    start a run of at least ``k`` matches. Bit ``i`` of ``mask[t]`` says that
+    position ``i`` of ``a`` matches token type ``t`` (from the match table); the
+    cells of column ``j`` starting runs of at least ``k + 1`` matches are
+    ``level_k(j) = mask[t_j] & (level_{k-1}(j + 1) >> 1)``, each level a few
+    machine words, and an empty level ends the column. Sentences of up to 64
+    tokens take a one-word path.
     """
-    s1 = tx[ox[a] : ox[a + 1]]
-    n1 = s1.shape[0]
+    n1 = ox[a + 1] - ox[a]
+    words = max((n1 + 63) // 64, 1)
     n_types = indptr.shape[0] - 1
-    total = 0
+    mask = np.zeros(n_types * words, dtype=np.uint64)  # mask[t * words + w]
     for i in range(n1):
-        total += indptr[s1[i] + 1] - indptr[s1[i]]
-    head = np.full(n_types, -1, dtype=np.int64)
-    link = np.empty(total, dtype=np.int64)
-    pos = np.empty(total, dtype=np.int64)
-    k = 0
-    for i in range(n1):
-        t = s1[i]
+        t = tx[ox[a] + i]
+        bit = np.uint64(1) << np.uint64(i % 64)
         for q in range(indptr[t], indptr[t + 1]):
-            u = indices[q]
-            pos[k] = i
-            link[k] = head[u]
-            head[u] = k
-            k += 1
-    nxt = np.zeros(n1 + 1)
-    cur = np.zeros(n1 + 1)
+            mask[indices[q] * words + i // 64] |= bit
+    prev = np.zeros((n1 + 1) * words, dtype=np.uint64)  # level k, word w at [k * words + w]
+    cur = np.zeros((n1 + 1) * words, dtype=np.uint64)
+    one, top = np.uint64(1), np.uint64(63)
+    counts = np.zeros(n1 + 1, dtype=np.uint64)  # N_k of the one-word path
     for b in range(b0, b1):
-        s2 = ty[oy[b] : oy[b + 1]]
-        n2 = s2.shape[0]
         kernel = 0.0
-        for j in range(n2 - 1, -1, -1):
-            q = head[s2[j]]
-            while q != -1:
-                i = pos[q]
-                d = lam * (1.0 + nxt[i + 1])
-                cur[i] = d
-                kernel += d
-                q = link[q]
-            if j + 1 < n2:  # clear column j + 1 before it becomes column j's scratch
-                q = head[s2[j + 1]]
-                while q != -1:
-                    nxt[pos[q]] = 0.0
-                    q = link[q]
-            nxt, cur = cur, nxt
-        if n2:
-            q = head[s2[0]]
-            while q != -1:
-                nxt[pos[q]] = 0.0
-                q = link[q]
-        out[k0 + b - b0] = kernel
+        deepest = 0
+        live = 0  # levels of the previous column that may be non-empty
+        for j in range(oy[b + 1] - 1, oy[b] - 1, -1):
+            base = ty[j] * words
+            k = 0
+            if words == 1:
+                m = mask[base]
+                v = m
+                while v:
+                    cur[k] = v
+                    counts[k] += _popcount(v)
+                    k += 1
+                    if k > live:
+                        break
+                    v = m & (prev[k - 1] >> one)
+                deepest = max(deepest, k)
+            else:
+                while k <= live:
+                    count = 0
+                    for w in range(words):
+                        v = mask[base + w]
+                        if k > 0:
+                            shifted = prev[(k - 1) * words + w] >> one
+                            if w + 1 < words:
+                                shifted |= prev[(k - 1) * words + w + 1] << top
+                            v &= shifted
+                        cur[k * words + w] = v
+                        count += _popcount(v)
+                    if count == 0:
+                        break
+                    kernel += lam_pow[k] * count
+                    k += 1
+            live = k
+            prev, cur = cur, prev
+        for k in range(deepest):
+            kernel += lam_pow[k] * counts[k]
+            counts[k] = 0
+        gram[a, b] = kernel
 
 
 @njit(cache=True, parallel=True)
-def gram_west_lists(tx, ox, ty, oy, indptr, indices, ta, tb0, tb1, tstart, lam, out):
-    """Fill ``out`` for tasks ``(ta[k], tb0[k]..tb1[k])``, task ``k``'s pairs starting at ``out[tstart[k]]``."""
+def gram_west_bits(tx, ox, ty, oy, indptr, indices, ta, tb0, tb1, lam, gram):
+    """Fill ``gram[ta[k], tb0[k]:tb1[k]]`` for every task ``k`` with the west kernel from a type match table."""
+    longest = 1
+    for a in range(ox.shape[0] - 1):
+        longest = max(longest, ox[a + 1] - ox[a])
+    lam_pow = np.empty(longest + 1)
+    for k in range(longest + 1):
+        lam_pow[k] = lam ** (k + 1)
     for k in prange(ta.shape[0]):
-        _west_task(tx, ox, ty, oy, indptr, indices, ta[k], tb0[k], tb1[k], lam, out, tstart[k])
+        _west_bits_task(tx, ox, ty, oy, indptr, indices, lam_pow, ta[k], tb0[k], tb1[k], gram)

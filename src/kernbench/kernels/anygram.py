@@ -19,12 +19,16 @@ Exact fast paths (``method="auto"``):
 * ``wess`` equals ``sum_{m>=0} lam**(m+1) <sum_{p>=m} e_p, sum_{q>=m} f_q>`` over
   the unit token vectors: the Gram matrix is one GEMM of dense maps of
   ``lam**((m+1)/2)``-weighted suffix sums, done in length-sorted blocks so that
-  sentence pairs only pay for the positions both of them have;
+  sentence pairs only pay for the positions both of them have, then permuted
+  back to the input order in place;
 * ``west`` has no closed form (a threshold match is not transitive): it runs the
   same recurrence with the match read from a precomputed sparse table over the
-  distinct token vectors instead of a cosine per cell; for each sentence the
-  table gives, per token type, the positions it matches, so a pair visits only
-  its matching cells (the others are 0 in Algorithm 2 as well).
+  distinct token vectors instead of a cosine per cell. Unrolled, the recurrence
+  gives each cell ``lam + ... + lam**r`` for the run of ``r`` matching cells
+  down its diagonal, so the kernel is ``sum_k lam**k N_k`` with ``N_k`` the
+  number of runs of at least ``k`` matches; per sentence the table becomes one
+  bit mask of matching positions per token type, and a pair's column of the DP
+  is a few word-wide AND/shift/popcount operations instead of one cell each.
 
 Sentences are given either as 1-D integer arrays of token ids (with ``vectors``,
 a ``V x d`` array indexed by id, for ``west``/``wess``) or, for ``west``/``wess``
@@ -51,8 +55,10 @@ METHODS = ("auto", "dp")
 _PAIR_BATCH = 2_000_000
 #: Pairs per chunk of the parallel loop: small enough to balance uneven pair costs.
 _CHUNK = 256
-#: Sentences per block of the blocked GEMM of the wess map.
-_WESS_BLOCK = 512
+#: Pairs per task of the west fast path (one task builds one sentence's match masks).
+_WEST_TASK = 4096
+#: Rows and columns of one GEMM of the wess map: wide enough for BLAS, narrow enough in sentence length.
+_WESS_ROWS, _WESS_COLS = 1024, 256
 
 
 # --------------------------------------------------------------------------- inputs
@@ -245,80 +251,125 @@ def _gram_sm_fast(X, Y, lam):
 # --------------------------------------------------------------------------- wess
 
 
-@njit(cache=True)
-def _suffix_map(units, offsets, lam, width):
-    """Rows ``[lam**((m+1)/2) * sum_{p>=m} e_p for m < width]`` of every sentence, flattened m-major."""
-    n = offsets.shape[0] - 1
+@njit(cache=True, parallel=True)
+def _suffix_map(units, offsets, order, lam, width):
+    """Rows ``[lam**((m+1)/2) * sum_{p>=m} e_p for m < width]`` of sentences ``order``, flattened m-major."""
     d = units.shape[1]
-    out = np.zeros((n, width * d))
-    for a in range(n):
+    out = np.zeros((order.shape[0], width * d))
+    for r in numba.prange(order.shape[0]):
+        a = order[r]
         acc = np.zeros(d)
-        for m in range(offsets[a + 1] - offsets[a] - 1, -1, -1):
+        for m in range(min(offsets[a + 1] - offsets[a], width) - 1, -1, -1):
             acc += units[offsets[a] + m]
             w = np.sqrt(lam ** (m + 1))
             for k in range(d):
-                out[a, m * d + k] = w * acc[k]
+                out[r, m * d + k] = w * acc[k]
     return out
+
+
+@njit(cache=True, parallel=True)
+def _mirror_upper(gram):
+    """Copy the upper triangle of a square matrix onto its lower triangle, in cache-sized tiles."""
+    n = gram.shape[0]
+    tile = 64
+    n_tiles = (n + tile - 1) // tile
+    for ti in numba.prange(n_tiles):
+        r0 = ti * tile
+        for c0 in range(0, r0 + 1, tile):
+            for r in range(r0, min(n, r0 + tile)):
+                for c in range(c0, min(r, c0 + tile)):
+                    gram[r, c] = gram[c, r]
+
+
+@njit(cache=True, parallel=True)
+def _permute_in_place(mat, row_src, col_src):
+    """``mat[i, j] <- mat[row_src[i], col_src[j]]`` without a second matrix (columns per row, then row cycles)."""
+    n_rows, n_cols = mat.shape
+    for i in numba.prange(n_rows):
+        buf = np.empty(n_cols)
+        for j in range(n_cols):
+            buf[j] = mat[i, col_src[j]]
+        mat[i, :] = buf
+    done = np.zeros(n_rows, dtype=np.bool_)
+    held = np.empty(n_cols)
+    for start in range(n_rows):
+        if done[start]:
+            continue
+        held[:] = mat[start]
+        i = start
+        while True:
+            done[i] = True
+            src = row_src[i]
+            if src == start:
+                mat[i, :] = held
+                break
+            mat[i, :] = mat[src]
+            i = src
 
 
 def _gram_wess_fast(X, Y, lam, vectors):
     ux, ox, uy, oy = _units_pair(X, Y, vectors)
     lx, ly = np.diff(ox), np.diff(oy)
     nx, ny = lx.size, ly.size
-    if nx == 0 or ny == 0:
-        return np.zeros((nx, ny))
     d = ux.shape[1]
-    fx = _suffix_map(ux, ox, lam, max(int(lx.max()), 1))
-    fy = fx if Y is None else _suffix_map(uy, oy, lam, max(int(ly.max()), 1))
-    # Sort by length (longest first); a block pair needs only the positions of its shorter block.
-    oy_sorted = np.argsort(-ly, kind="stable")
-    fy_sorted = fy[oy_sorted]
-    blocks = [oy_sorted[s : s + _WESS_BLOCK] for s in range(0, ny, _WESS_BLOCK)]
-    gram = np.zeros((nx, ny))
+    # Longest sentences first: a block pair needs only the positions of its shorter block.
+    rx = np.argsort(-lx, kind="stable")
+    ry = rx if Y is None else np.argsort(-ly, kind="stable")
+    fx = _suffix_map(ux, ox, rx, lam, max(int(lx.max()), 1))
+    fy = fx if Y is None else _suffix_map(uy, oy, ry, lam, max(int(ly.max()), 1))
+    gram = np.empty((nx, ny))
+    for r0 in range(0, nx, _WESS_ROWS):
+        for c0 in range(r0 if Y is None else 0, ny, _WESS_COLS):
+            w = min(int(lx[rx[r0]]), int(ly[ry[c0]])) * d
+            rows, cols = slice(r0, r0 + _WESS_ROWS), slice(c0, c0 + _WESS_COLS)
+            np.matmul(fx[rows, :w], fy[cols, :w].T, out=gram[rows, cols])
     if Y is None:
-        sorted_gram = np.zeros((ny, ny))
-        for bi, rows in enumerate(blocks):
-            r0 = bi * _WESS_BLOCK
-            for bj in range(bi, len(blocks)):
-                c0 = bj * _WESS_BLOCK
-                cols = blocks[bj]
-                w = int(ly[cols].max()) * d
-                block = fy_sorted[r0 : r0 + rows.size, :w] @ fy_sorted[c0 : c0 + cols.size, :w].T
-                sorted_gram[r0 : r0 + rows.size, c0 : c0 + cols.size] = block
-                sorted_gram[c0 : c0 + cols.size, r0 : r0 + rows.size] = block.T
-        inverse = np.empty(ny, dtype=np.int64)
-        inverse[oy_sorted] = np.arange(ny)
-        return sorted_gram[np.ix_(inverse, inverse)]
-    for bj, cols in enumerate(blocks):
-        c0 = bj * _WESS_BLOCK
-        w = min(int(ly[cols].max()) * d, fx.shape[1])
-        gram[:, cols] = fx[:, :w] @ fy_sorted[c0 : c0 + cols.size, :w].T
+        _mirror_upper(gram)
+    inv_x = np.empty(nx, dtype=np.int64)
+    inv_x[rx] = np.arange(nx)
+    if Y is None:
+        inv_y = inv_x
+    else:
+        inv_y = np.empty(ny, dtype=np.int64)
+        inv_y[ry] = np.arange(ny)
+    _permute_in_place(gram, inv_x, inv_y)
     return gram
 
 
 # --------------------------------------------------------------------------- west
 
 
-@njit(cache=True)
-def _threshold_block(sims, units, r0, theta):
-    """Column indices, row by row, where ``sims >= theta``; near-ties decided by the DP's own inner product."""
-    counts = np.zeros(sims.shape[0], dtype=np.int64)
-    cols = np.empty(sims.size, dtype=np.int64) if sims.size < 1 << 16 else np.empty(1 << 16, dtype=np.int64)
-    k = 0
-    for r in range(sims.shape[0]):
-        for c in range(sims.shape[1]):
-            s = sims[r, c]
-            if abs(s - theta) <= 1e-9:
-                s = dp.dot(units[r0 + r], units[c])
-            if s >= theta:
-                if k == cols.shape[0]:
-                    grown = np.empty(2 * k, dtype=np.int64)
-                    grown[:k] = cols
-                    cols = grown
-                cols[k] = c
+@njit(cache=True, parallel=True)
+def _upper_hits(sims, r0, lo):
+    """Positions ``(r0 + r, r0 + c)`` with ``c >= r`` and ``sims[r, c] >= lo``, row by row."""
+    n_rows, n_cols = sims.shape
+    counts = np.zeros(n_rows + 1, dtype=np.int64)
+    for r in numba.prange(n_rows):
+        c_hits = 0
+        for c in range(r, n_cols):
+            if sims[r, c] >= lo:
+                c_hits += 1
+        counts[r + 1] = c_hits
+    starts = np.cumsum(counts)
+    rows = np.empty(starts[-1], dtype=np.int64)
+    cols = np.empty(starts[-1], dtype=np.int64)
+    for r in numba.prange(n_rows):
+        k = starts[r]
+        for c in range(r, n_cols):
+            if sims[r, c] >= lo:
+                rows[k] = r0 + r
+                cols[k] = r0 + c
                 k += 1
-                counts[r] += 1
-    return counts, cols[:k].copy()
+    return rows, cols
+
+
+@njit(cache=True)
+def _dp_cosines(units, rows, cols):
+    """Cosines of the given pairs by the DP's own inner product."""
+    out = np.empty(rows.shape[0])
+    for k in range(rows.shape[0]):
+        out[k] = dp.dot(units[rows[k]], units[cols[k]])
+    return out
 
 
 def match_table(units: np.ndarray, theta: float, *, block: int = 512) -> sp.csr_matrix:
@@ -344,14 +395,18 @@ def match_table(units: np.ndarray, theta: float, *, block: int = 512) -> sp.csr_
     """
     units = np.ascontiguousarray(units, dtype=np.float64)
     t = units.shape[0]
-    counts, cols = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
-    for r0 in range(0, t, block):
-        c, k = _threshold_block(units[r0 : r0 + block] @ units.T, units, r0, float(theta))
-        counts.append(c)
-        cols.append(k)
-    indptr = np.concatenate([[0], np.cumsum(np.concatenate(counts))]).astype(np.int64)
-    indices = np.concatenate(cols)
-    return sp.csr_matrix((np.ones(indices.size, dtype=np.uint8), indices, indptr), shape=(t, t))
+    rows, cols = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    for r0 in range(0, t, block):  # the table is symmetric: the upper triangle, then mirrored
+        sims = units[r0 : r0 + block] @ units[r0:].T
+        r, c = _upper_hits(sims, r0, theta - 1e-9)  # candidates; those within round-off are decided by the DP's dot
+        near = sims[r - r0, c - r0] < theta + 1e-9
+        keep = np.ones(r.size, dtype=bool)
+        keep[near] = _dp_cosines(units, r[near], c[near]) >= theta
+        off = keep & (r != c)
+        rows += [r[keep], c[off]]
+        cols += [c[keep], r[off]]
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    return sp.csr_matrix((np.ones(rows.size, dtype=np.uint8), (rows, cols)), shape=(t, t))
 
 
 def _distinct_rows(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -364,8 +419,8 @@ def _distinct_rows(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return units[first], inverse.reshape(-1).astype(np.int64)
 
 
-def _west_tasks(nx: int, ny: int, symmetric: bool, size: int = 512):
-    """Split the pairs into tasks ``(a, b0, b1)`` of at most ``size`` pairs; return them with output offsets."""
+def _west_tasks(nx: int, ny: int, symmetric: bool, size: int = _WEST_TASK):
+    """Split the pairs into tasks ``(a, b0, b1)`` of at most ``size`` pairs (``b >= a`` when symmetric)."""
     ta, tb0, tb1 = [], [], []
     for a in range(nx):
         start = a if symmetric else 0
@@ -373,9 +428,7 @@ def _west_tasks(nx: int, ny: int, symmetric: bool, size: int = 512):
         ta.append(np.full(b0.size, a, dtype=np.int64))
         tb0.append(b0)
         tb1.append(np.minimum(b0 + size, ny))
-    ta, tb0, tb1 = (np.concatenate(x) for x in (ta, tb0, tb1))
-    counts = tb1 - tb0
-    return ta, tb0, tb1, np.cumsum(counts) - counts
+    return tuple(np.concatenate(x) for x in (ta, tb0, tb1))
 
 
 def _gram_west_fast(X, Y, lam, vectors, theta):
@@ -388,21 +441,12 @@ def _gram_west_fast(X, Y, lam, vectors, theta):
     ty = tx if Y is None else inverse[ux.shape[0] :]
     nx, ny = ox.size - 1, oy.size - 1
     symmetric = Y is None
-    ta, tb0, tb1, tstart = _west_tasks(nx, ny, symmetric)
+    ta, tb0, tb1 = _west_tasks(nx, ny, symmetric)
     gram = np.zeros((nx, ny))
-    # Batches of tasks bound the memory of the flat output.
-    batch = max(1, _PAIR_BATCH // 512)
-    with numba.parallel_chunksize(4):
-        for s0 in range(0, ta.size, batch):
-            sl = slice(s0, s0 + batch)
-            start = tstart[sl] - tstart[s0]
-            out = np.empty(int((tb1[sl] - tb0[sl]).sum()))
-            dp.gram_west_lists(tx, ox, ty, oy, indptr, indices, ta[sl], tb0[sl], tb1[sl], start, lam, out)
-            pa = np.repeat(ta[sl], tb1[sl] - tb0[sl])
-            pb = np.arange(out.size, dtype=np.int64) - np.repeat(start, tb1[sl] - tb0[sl]) + np.repeat(tb0[sl], tb1[sl] - tb0[sl])
-            gram[pa, pb] = out
-            if symmetric:
-                gram[pb, pa] = out
+    with numba.parallel_chunksize(1):
+        dp.gram_west_bits(tx, ox, ty, oy, indptr, indices, ta, tb0, tb1, lam, gram)
+    if symmetric:
+        _mirror_upper(gram)
     return gram
 
 
