@@ -171,7 +171,7 @@ def _west_bits_task(tx, ox, ty, oy, indptr, indices, lam_pow, a, b0, b1, gram):
     prev = np.zeros((n1 + 1) * words, dtype=np.uint64)  # level k, word w at [k * words + w]
     cur = np.zeros((n1 + 1) * words, dtype=np.uint64)
     one, top = np.uint64(1), np.uint64(63)
-    counts = np.zeros(n1 + 1, dtype=np.uint64)  # N_k of the one-word path
+    counts = np.zeros(n1 + 1, dtype=np.uint64)  # N_k of the current pair
     for b in range(b0, b1):
         kernel = 0.0
         deepest = 0
@@ -204,8 +204,9 @@ def _west_bits_task(tx, ox, ty, oy, indptr, indices, lam_pow, a, b0, b1, gram):
                         count += _popcount(v)
                     if count == 0:
                         break
-                    kernel += lam_pow[k] * count
+                    counts[k] += count
                     k += 1
+                deepest = max(deepest, k)
             live = k
             prev, cur = cur, prev
         for k in range(deepest):

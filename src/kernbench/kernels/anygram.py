@@ -58,7 +58,8 @@ _CHUNK = 256
 #: Pairs per task of the west fast path (one task builds one sentence's match masks).
 _WEST_TASK = 4096
 #: Rows and columns of one GEMM of the wess map: wide enough for BLAS, narrow enough in sentence length.
-_WESS_ROWS, _WESS_COLS = 1024, 256
+#: Row tiles of a Gram matrix (kernbench.experiments.anygram) are multiples of _WESS_ROWS.
+_WESS_ROWS, _WESS_COLS = 256, 256
 
 
 # --------------------------------------------------------------------------- inputs
@@ -293,7 +294,7 @@ def _permute_in_place(mat, row_src, col_src):
     done = np.zeros(n_rows, dtype=np.bool_)
     held = np.empty(n_cols)
     for start in range(n_rows):
-        if done[start]:
+        if done[start] or row_src[start] == start:
             continue
         held[:] = mat[start]
         i = start
@@ -313,25 +314,30 @@ def _gram_wess_fast(X, Y, lam, vectors):
     nx, ny = lx.size, ly.size
     d = ux.shape[1]
     # Longest sentences first: a block pair needs only the positions of its shorter block.
-    rx = np.argsort(-lx, kind="stable")
-    ry = rx if Y is None else np.argsort(-ly, kind="stable")
-    fx = _suffix_map(ux, ox, rx, lam, max(int(lx.max()), 1))
-    fy = fx if Y is None else _suffix_map(uy, oy, ry, lam, max(int(ly.max()), 1))
+    ry = np.argsort(-ly, kind="stable")
+    fy = _suffix_map(uy, oy, ry, lam, max(int(ly.max()), 1))
     gram = np.empty((nx, ny))
-    for r0 in range(0, nx, _WESS_ROWS):
-        for c0 in range(r0 if Y is None else 0, ny, _WESS_COLS):
-            w = min(int(lx[rx[r0]]), int(ly[ry[c0]])) * d
-            rows, cols = slice(r0, r0 + _WESS_ROWS), slice(c0, c0 + _WESS_COLS)
-            np.matmul(fx[rows, :w], fy[cols, :w].T, out=gram[rows, cols])
     if Y is None:
+        for r0 in range(0, nx, 4 * _WESS_COLS):
+            for c0 in range(r0, ny, _WESS_COLS):
+                w = int(ly[ry[c0]]) * d
+                rows, cols = slice(r0, r0 + 4 * _WESS_COLS), slice(c0, c0 + _WESS_COLS)
+                np.matmul(fy[rows, :w], fy[cols, :w].T, out=gram[rows, cols])
         _mirror_upper(gram)
-    inv_x = np.empty(nx, dtype=np.int64)
-    inv_x[rx] = np.arange(nx)
-    if Y is None:
-        inv_y = inv_x
+        rx = ry
     else:
-        inv_y = np.empty(ny, dtype=np.int64)
-        inv_y[ry] = np.arange(ny)
+        # Rows keep their order, in blocks of _WESS_ROWS, and a column block's width depends on
+        # the columns only: any run of whole row blocks repeats these products bit for bit.
+        rx = np.arange(nx)
+        fx = _suffix_map(ux, ox, rx, lam, max(int(lx.max()), int(ly.max()), 1))
+        for r0 in range(0, nx, _WESS_ROWS):
+            for c0 in range(0, ny, _WESS_COLS):
+                w = int(ly[ry[c0]]) * d
+                rows, cols = slice(r0, r0 + _WESS_ROWS), slice(c0, c0 + _WESS_COLS)
+                np.matmul(fx[rows, :w], fy[cols, :w].T, out=gram[rows, cols])
+    inv_x, inv_y = np.empty(nx, dtype=np.int64), np.empty(ny, dtype=np.int64)
+    inv_x[rx] = np.arange(nx)
+    inv_y[ry] = np.arange(ny)
     _permute_in_place(gram, inv_x, inv_y)
     return gram
 
