@@ -1,9 +1,16 @@
 # Any-gram kernels and NGTK of Kaljahi & Foster (Table 3 kernel rows): cached Gram jobs, SVC jobs, throughput.
 from kernbench.experiments.anygram import gram_files as anygram_gram_files
 from kernbench.experiments.anygram import planned_runs as anygram_runs
+from kernbench.experiments.anygram import tile_files as anygram_tile_files
 
 ANYGRAM = config["anygram"]
 ANYGRAM_CACHE = f"{RESULTS}/cache/anygram"
+ANYGRAM_KERNEL = r"(AGK|NGTK)[a-z]+_lam[0-9.e+-]+(_theta[0-9.e+-]+)?"
+ANYGRAM_GRAM_FILES = [
+    f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/{split}{suffix}.npz"
+    for suffix in ("", "_diag")
+    for split in ("train", "dev", "test")
+]
 
 
 TABLE_RECORDS.setdefault("anygram", []).extend(
@@ -12,30 +19,90 @@ TABLE_RECORDS.setdefault("anygram", []).extend(
 EXTRA_TARGETS.append(f"{RESULTS}/benchmarks/anygram.csv")
 
 
-rule anygram_gram:
-    input:
-        prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
-        embeddings=EMBEDDINGS,
-    output:
-        multiext(f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/", "train.npz", "dev.npz", "test.npz"),
-        multiext(f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/", "train_diag.npz", "dev_diag.npz", "test_diag.npz"),
-    params:
-        out_dir=lambda wildcards, output: os.path.dirname(output[0]),
-    log:
-        f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}.log",
-    wildcard_constraints:
-        dataset="|".join(TOKENISED),
-        kernel=r"(AGK|NGTK)[a-z]+_lam[0-9.e+-]+(_theta[0-9.e+-]+)?",
-    conda:
-        CONDA_ENV
-    threads: 2
-    resources:
-        mem_mb=6000,
-        runtime=60,
-    shell:
-        "kernbench anygram-gram --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
-        "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --threads {threads} "
-        "--out-dir {params.out_dir:q} > {log} 2>&1"
+if ANYGRAM["tile_rows"]:
+
+    rule anygram_gram_tile:
+        input:
+            prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
+            embeddings=EMBEDDINGS,
+        output:
+            f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/tiles/{{split}}_{{tile}}.npz",
+        params:
+            tile_rows=ANYGRAM["tile_rows"],
+        log:
+            f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}/{{split}}_{{tile}}.log",
+        wildcard_constraints:
+            dataset="|".join(TOKENISED),
+            kernel=ANYGRAM_KERNEL,
+            split="train|dev|test",
+            tile=r"[0-9]+",
+        conda:
+            CONDA_ENV
+        threads: 2
+        resources:
+            mem_mb=6000,
+            runtime=60,
+        shell:
+            "kernbench anygram-gram-tile --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
+            "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --split {wildcards.split} "
+            "--tile {wildcards.tile} --tile-rows {params.tile_rows} --threads {threads} --out {output:q} > {log} 2>&1"
+
+    rule anygram_gram_assemble:
+        input:
+            prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
+            embeddings=EMBEDDINGS,
+            tiles=lambda wc: anygram_tile_files(
+                ANYGRAM_CACHE,
+                wc.dataset,
+                wc.kernel,
+                checkpoints.prepare.get(dataset=wc.dataset).output[0],
+                ANYGRAM["tile_rows"],
+            ),
+        output:
+            ANYGRAM_GRAM_FILES,
+        params:
+            out_dir=lambda wildcards, output: os.path.dirname(output[0]),
+        log:
+            f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}.log",
+        wildcard_constraints:
+            dataset="|".join(TOKENISED),
+            kernel=ANYGRAM_KERNEL,
+        conda:
+            CONDA_ENV
+        threads: 2
+        resources:
+            mem_mb=6000,
+            runtime=60,
+        shell:
+            "kernbench anygram-gram-assemble --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
+            "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --tiles {input.tiles:q} "
+            "--threads {threads} --out-dir {params.out_dir:q} > {log} 2>&1"
+
+else:
+
+    rule anygram_gram:
+        input:
+            prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
+            embeddings=EMBEDDINGS,
+        output:
+            ANYGRAM_GRAM_FILES,
+        params:
+            out_dir=lambda wildcards, output: os.path.dirname(output[0]),
+        log:
+            f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}.log",
+        wildcard_constraints:
+            dataset="|".join(TOKENISED),
+            kernel=ANYGRAM_KERNEL,
+        conda:
+            CONDA_ENV
+        threads: 2
+        resources:
+            mem_mb=6000,
+            runtime=60,
+        shell:
+            "kernbench anygram-gram --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
+            "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --threads {threads} "
+            "--out-dir {params.out_dir:q} > {log} 2>&1"
 
 
 rule anygram_svm:

@@ -26,7 +26,7 @@ for _raw in RAW_DATASETS:
             "{params.download} --timeout {params.timeout} > {log} 2>&1"
 
 
-rule prepare:
+checkpoint prepare:
     input:
         lambda wc: raw_files(DATASETS[wc.dataset].raw),
     output:

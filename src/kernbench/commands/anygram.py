@@ -66,6 +66,65 @@ def _cmd_gram(args) -> None:
     )
 
 
+def _cmd_gram_tile(args) -> None:
+    import pandas as pd
+
+    from kernbench.cache import save_dense
+    from kernbench.experiments.anygram import check_tile_rows, compute_gram_tile
+    from kernbench.kernels.anygram_encoding import TokenEncoder
+
+    set_threads(args.threads)
+    check_tile_rows(args.tile_rows)
+    system, lam, theta = parse_kernel_name(args.kernel)
+    frame = pd.read_parquet(args.prepared)
+    encoder = TokenEncoder.from_npz(args.embeddings)
+    start = args.tile * args.tile_rows
+    n_rows = int((frame["split"] == args.split).sum())
+    if start >= max(n_rows, 1):
+        raise ValueError(f"tile {args.tile} of {args.tile_rows} rows starts past the {n_rows} {args.split} rows")
+    stop = min(start + args.tile_rows, n_rows)
+    started = time.perf_counter()
+    tile = compute_gram_tile(
+        frame, encoder, system=system, lam=lam, theta=theta, split=args.split, start=start, stop=stop
+    )
+    save_dense(args.out, tile)
+    log.info("%s %s: %s rows %d:%d, %s in %.1f s", args.dataset, args.kernel, args.split, start, stop,
+             tile.shape, time.perf_counter() - started)
+
+
+def _cmd_gram_assemble(args) -> None:
+    import numpy as np
+    import pandas as pd
+
+    from kernbench.cache import load_dense, save_dense
+    from kernbench.errors import DataError
+    from kernbench.experiments.anygram import SPLITS, compute_diags
+    from kernbench.kernels.anygram_encoding import TokenEncoder
+
+    set_threads(args.threads)
+    system, lam, theta = parse_kernel_name(args.kernel)
+    frame = pd.read_parquet(args.prepared)
+    n_train = int((frame["split"] == "train").sum())
+    grams = {}
+    for split in SPLITS:
+        tiles = sorted(
+            (Path(t) for t in args.tiles if Path(t).name.startswith(f"{split}_")),
+            key=lambda t: int(t.stem.rsplit("_", 1)[1]),
+        )
+        gram = np.vstack([load_dense(t) for t in tiles]) if tiles else np.zeros((0, n_train))
+        expected = (int((frame["split"] == split).sum()), n_train)
+        if gram.shape != expected:
+            raise DataError(f"{args.kernel} {split}: tiles {[t.name for t in tiles]} give {gram.shape}, expected {expected}")
+        grams[split] = gram
+    diags = compute_diags(frame, TokenEncoder.from_npz(args.embeddings), system=system, lam=lam, theta=theta)
+    out_dir = Path(args.out_dir)
+    for split in SPLITS:
+        save_dense(out_dir / f"{split}.npz", grams[split])
+        save_dense(out_dir / f"{split}_diag.npz", diags[split])
+    log.info("%s %s: assembled %s from %d tiles", args.dataset, args.kernel, {s: g.shape for s, g in grams.items()},
+             len(args.tiles))
+
+
 def _load_grams(directory: Path) -> dict:
     from kernbench.cache import load_dense
     from kernbench.experiments.anygram import SPLITS
@@ -138,7 +197,7 @@ def confusion_frame(confusion: dict):
 
 
 def register(subparsers) -> None:
-    """Add the ``anygram-gram`` and ``anygram-svm`` subcommands."""
+    """Add the ``anygram-gram``, ``anygram-gram-tile``, ``anygram-gram-assemble`` and ``anygram-svm`` subcommands."""
     p = subparsers.add_parser("anygram-gram", help="any-gram / NGTK Gram matrices (train, dev, test x train)")
     p.add_argument("--dataset", required=True)
     p.add_argument("--kernel", required=True, help="<system>_lam<lam>[_theta<theta>], e.g. AGKwest_lam0.4_theta0.8")
@@ -147,6 +206,28 @@ def register(subparsers) -> None:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
     p.set_defaults(func=_cmd_gram)
+
+    p = subparsers.add_parser("anygram-gram-tile", help="one row tile of an any-gram / NGTK Gram matrix (split x train)")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--kernel", required=True, help="as for anygram-gram")
+    p.add_argument("--prepared", required=True)
+    p.add_argument("--embeddings", required=True)
+    p.add_argument("--split", required=True, choices=["train", "dev", "test"])
+    p.add_argument("--tile", type=int, required=True, help="tile index: rows tile*tile_rows up to the next tile")
+    p.add_argument("--tile-rows", type=int, required=True)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_cmd_gram_tile)
+
+    p = subparsers.add_parser("anygram-gram-assemble", help="stack row tiles into the Gram matrices of anygram-gram")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--kernel", required=True)
+    p.add_argument("--prepared", required=True)
+    p.add_argument("--embeddings", required=True)
+    p.add_argument("--tiles", nargs="+", required=True, help="<split>_<tile>.npz files of every split")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
+    p.set_defaults(func=_cmd_gram_assemble)
 
     p = subparsers.add_parser("anygram-svm", help="SVC on precomputed any-gram kernels; theta/normalisation/C on dev")
     p.add_argument("--dataset", required=True)

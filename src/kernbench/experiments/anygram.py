@@ -26,6 +26,8 @@ SYSTEMS = {
     "NGTKwest": ("ngtk", "west"),
 }
 SPLITS = ("train", "dev", "test")
+#: Row tiles of a Gram matrix start at multiples of this (the X-against-Y row block of the wess GEMM).
+TILE_QUANTUM = 256
 
 
 def uses_theta(system: str) -> bool:
@@ -41,6 +43,67 @@ def kernel_name(system: str, lam: float, theta: float | None = None) -> str:
 
 def _split(frame: pd.DataFrame, split: str) -> pd.DataFrame:
     return frame[frame["split"] == split]
+
+
+class _KernelSetting:
+    """One kernel setting bound to a prepared dataset: encoded sentences per split and the Gram routines."""
+
+    def __init__(self, frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None):
+        if system not in SYSTEMS:
+            raise ValueError(f"unknown any-gram system {system!r} (one of {', '.join(SYSTEMS)})")
+        self.family, variant = SYSTEMS[system]
+        aspects = "aspect_mask" in frame
+        if self.family == "ngtk" and not aspects:
+            raise DataError("NGTK systems need the aspect terms of the SemEval datasets (`aspect_mask` column)")
+        parts = {s: _split(frame, s) for s in SPLITS}
+        if parts["train"].empty:
+            raise DataError("the prepared dataset has no training rows")
+        if self.family == "agk":
+            # west/wess inputs are per-sentence vectors (aspect dimension included), so no `vectors`
+            self.data = {
+                s: encoder.encode(
+                    list(p["tokens"]), variant=variant, aspect_masks=list(p["aspect_mask"]) if aspects else None
+                )
+                for s, p in parts.items()
+            }
+            self.masks = None
+            self.kw = {"variant": variant, "lam": lam, "vectors": None, "theta": theta}
+        else:
+            self.data = {s: [encoder.ids(t) for t in p["tokens"]] for s, p in parts.items()}
+            self.masks = {s: list(p["aspect_mask"]) for s, p in parts.items()}
+            dim = encoder.vectors.shape[1]
+            oov = np.zeros((len(encoder.index) - encoder.vectors.shape[0], dim))
+            self.kw = {"variant": variant, "lam": lam, "vectors": np.vstack([encoder.vectors, oov]), "theta": theta}
+
+    def rows(self, split: str, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """``K(split[start:stop], train)`` computed as one X-against-Y block."""
+        from kernbench.kernels.anygram import anygram_gram
+        from kernbench.kernels.ngtk import ngtk_gram
+
+        sl = slice(start, stop)
+        if self.family == "agk":
+            return anygram_gram(self.data[split][sl], self.data["train"], **self.kw)
+        return ngtk_gram(
+            self.data[split][sl], self.data["train"], aspect_x=self.masks[split][sl], aspect_y=self.masks["train"], **self.kw
+        )
+
+    def train_gram(self) -> np.ndarray:
+        """``K(train, train)``, each pair once, exactly symmetric."""
+        from kernbench.kernels.anygram import anygram_gram
+        from kernbench.kernels.ngtk import ngtk_gram
+
+        if self.family == "agk":
+            return anygram_gram(self.data["train"], **self.kw)
+        return ngtk_gram(self.data["train"], aspect_x=self.masks["train"], **self.kw)
+
+    def diag(self, split: str) -> np.ndarray:
+        """``K(x, x)`` of every sentence of the split."""
+        from kernbench.kernels.anygram import anygram_diag
+        from kernbench.kernels.ngtk import ngtk_diag
+
+        if self.family == "agk":
+            return anygram_diag(self.data[split], **self.kw)
+        return ngtk_diag(self.data[split], aspect_x=self.masks[split], **self.kw)
 
 
 def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None) -> dict:
@@ -65,43 +128,73 @@ def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, thet
         ``{split: (gram, diag)}``: ``gram`` is ``K(split, train)`` (symmetric for
         train) and ``diag`` the split's ``K(x, x)``.
     """
-    from kernbench.kernels.anygram import anygram_diag, anygram_gram
-    from kernbench.kernels.ngtk import ngtk_diag, ngtk_gram
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta)
+    return {
+        s: (setting.train_gram() if s == "train" else setting.rows(s), setting.diag(s)) for s in SPLITS
+    }
 
-    if system not in SYSTEMS:
-        raise ValueError(f"unknown any-gram system {system!r} (one of {', '.join(SYSTEMS)})")
-    family, variant = SYSTEMS[system]
-    aspects = "aspect_mask" in frame
-    if family == "ngtk" and not aspects:
-        raise DataError("NGTK systems need the aspect terms of the SemEval datasets (`aspect_mask` column)")
-    parts = {s: _split(frame, s) for s in SPLITS}
-    if parts["train"].empty:
-        raise DataError("the prepared dataset has no training rows")
-    out = {}
-    if family == "agk":
-        data = {
-            s: encoder.encode(
-                list(p["tokens"]), variant=variant, aspect_masks=list(p["aspect_mask"]) if aspects else None
-            )
-            for s, p in parts.items()
-        }
-        vectors = None  # west/wess inputs are per-sentence vectors (aspect dimension included)
-        kw = {"variant": variant, "lam": lam, "vectors": vectors, "theta": theta}
-        for s in SPLITS:
-            gram = anygram_gram(data[s], None if s == "train" else data["train"], **kw)
-            out[s] = (gram, anygram_diag(data[s], **kw))
-        return out
-    ids = {s: [encoder.ids(t) for t in p["tokens"]] for s, p in parts.items()}
-    masks = {s: list(p["aspect_mask"]) for s, p in parts.items()}
-    vectors = np.vstack([encoder.vectors, np.zeros((len(encoder.index) - encoder.vectors.shape[0], encoder.vectors.shape[1]))])
-    kw = {"variant": variant, "lam": lam, "vectors": vectors, "theta": theta}
-    for s in SPLITS:
-        if s == "train":
-            gram = ngtk_gram(ids[s], aspect_x=masks[s], **kw)
-        else:
-            gram = ngtk_gram(ids[s], ids["train"], aspect_x=masks[s], aspect_y=masks["train"], **kw)
-        out[s] = (gram, ngtk_diag(ids[s], aspect_x=masks[s], **kw))
-    return out
+
+def check_tile_rows(tile_rows: int) -> None:
+    """Refuse a tile size that would not repeat the one-block computation exactly.
+
+    Parameters
+    ----------
+    tile_rows : int
+        Rows per tile; a positive multiple of ``TILE_QUANTUM``.
+    """
+    if tile_rows <= 0 or tile_rows % TILE_QUANTUM:
+        raise ValueError(
+            f"anygram.tile_rows must be a positive multiple of {TILE_QUANTUM} (the row block of the wess GEMM), "
+            f"got {tile_rows}"
+        )
+
+
+def tile_bounds(n_rows: int, tile_rows: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each row tile of an ``n_rows``-row Gram matrix (at least one tile).
+
+    Parameters
+    ----------
+    n_rows : int
+    tile_rows : int
+        Rows per tile (see :func:`check_tile_rows`).
+
+    Returns
+    -------
+    list of tuple of int
+    """
+    check_tile_rows(tile_rows)
+    return [(a, min(a + tile_rows, n_rows)) for a in range(0, max(n_rows, 1), tile_rows)]
+
+
+def compute_gram_tile(frame, encoder, *, system, lam, theta=None, split, start, stop) -> np.ndarray:
+    """Rows ``start:stop`` of ``K(split, train)``: one tile of a Gram matrix computed as tiles.
+
+    Assembled in order, the tiles of a split equal, bit for bit, the same
+    matrix computed as one X-against-Y block (tiles start at multiples of
+    :data:`TILE_QUANTUM`, so every product is repeated as it is). For ``train``
+    that block is the X-against-Y form of the symmetric matrix that
+    :func:`compute_grams` builds, equal to it up to round-off.
+
+    Parameters
+    ----------
+    frame, encoder, system, lam, theta
+        As in :func:`compute_grams`.
+    split : {"train", "dev", "test"}
+    start, stop : int
+        Row range of the tile.
+
+    Returns
+    -------
+    ndarray of shape (stop - start, n_train)
+    """
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta)
+    return setting.rows(split, start, stop)
+
+
+def compute_diags(frame, encoder, *, system, lam, theta=None) -> dict:
+    """``{split: K(x, x)}`` of one kernel setting (the diagonal a tiled Gram job does not carry)."""
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta)
+    return {s: setting.diag(s) for s in SPLITS}
 
 
 @dataclass
@@ -215,4 +308,30 @@ def gram_files(cache: str, dataset: str, system: str, cfg: dict) -> list[str]:
         for d in gram_dirs(cache, dataset, system, cfg)
         for split in SPLITS
         for suffix in ("", "_diag")
+    ]
+
+
+def tile_files(cache: str, dataset: str, kernel: str, prepared_path: str, tile_rows: int) -> list[str]:
+    """Row-tile files ``<cache>/<dataset>/<kernel>/tiles/<split>_<tile>.npz`` of every split of a prepared dataset.
+
+    Parameters
+    ----------
+    cache : str
+        Any-gram cache directory.
+    dataset, kernel : str
+        Dataset name and kernel setting (:func:`kernel_name`).
+    prepared_path : str
+        The prepared parquet (its split sizes decide the number of tiles).
+    tile_rows : int
+        Rows per tile.
+
+    Returns
+    -------
+    list of str
+    """
+    splits = pd.read_parquet(prepared_path, columns=["split"])["split"]
+    return [
+        f"{cache}/{dataset}/{kernel}/tiles/{split}_{k}.npz"
+        for split in SPLITS
+        for k in range(len(tile_bounds(int((splits == split).sum()), tile_rows)))
     ]

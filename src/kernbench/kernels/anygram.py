@@ -88,13 +88,23 @@ def _flat_ids(X: Sequence) -> tuple[np.ndarray, np.ndarray]:
     return tokens, offsets
 
 
+@njit(cache=True)
+def _unit_rows_into(m, out):
+    for r in range(m.shape[0]):
+        acc = 0.0
+        for k in range(m.shape[1]):  # one fixed order, so a row's norm does not depend on where it sits in memory
+            acc += m[r, k] * m[r, k]
+        if acc > 0.0:
+            norm = np.sqrt(acc)
+            for k in range(m.shape[1]):
+                out[r, k] = m[r, k] / norm
+
+
 def _unit_rows(m: np.ndarray) -> np.ndarray:
     """Rows scaled to unit Euclidean norm; zero rows stay zero (cosine 0 with everything)."""
-    m = np.asarray(m, dtype=np.float64)
-    norms = np.sqrt(np.einsum("ij,ij->i", m, m))
+    m = np.ascontiguousarray(m, dtype=np.float64)
     out = np.zeros_like(m)
-    nz = norms > 0
-    out[nz] = m[nz] / norms[nz, None]
+    _unit_rows_into(m, out)
     return out
 
 
@@ -260,11 +270,12 @@ def _suffix_map(units, offsets, order, lam, width):
     for r in numba.prange(order.shape[0]):
         a = order[r]
         acc = np.zeros(d)
-        for m in range(min(offsets[a + 1] - offsets[a], width) - 1, -1, -1):
+        for m in range(offsets[a + 1] - offsets[a] - 1, -1, -1):
             acc += units[offsets[a] + m]
-            w = np.sqrt(lam ** (m + 1))
-            for k in range(d):
-                out[r, m * d + k] = w * acc[k]
+            if m < width:
+                w = np.sqrt(lam ** (m + 1))
+                for k in range(d):
+                    out[r, m * d + k] = w * acc[k]
     return out
 
 
@@ -308,6 +319,27 @@ def _permute_in_place(mat, row_src, col_src):
             i = src
 
 
+def _block_products(gram, fa, fb, blocks) -> None:
+    """``gram[rows, cols] = fa[rows, :w] @ fb[cols, :w].T`` for every ``(rows, cols, w)`` in ``blocks``.
+
+    Each product runs on one BLAS thread and the blocks are spread over the
+    threads numba is allowed: BLAS splits a product differently for different
+    thread counts (last-bit differences), so this keeps every entry the same
+    whatever the number of threads.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    def one(block):
+        rows, cols, w = block
+        np.matmul(fa[rows, :w], fb[cols, :w].T, out=gram[rows, cols])
+
+    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(numba.get_num_threads()) as pool:
+        for _ in pool.map(one, blocks):
+            pass
+
+
 def _gram_wess_fast(X, Y, lam, vectors):
     ux, ox, uy, oy = _units_pair(X, Y, vectors)
     lx, ly = np.diff(ox), np.diff(oy)
@@ -318,23 +350,21 @@ def _gram_wess_fast(X, Y, lam, vectors):
     fy = _suffix_map(uy, oy, ry, lam, max(int(ly.max()), 1))
     gram = np.empty((nx, ny))
     if Y is None:
-        for r0 in range(0, nx, 4 * _WESS_COLS):
-            for c0 in range(r0, ny, _WESS_COLS):
-                w = int(ly[ry[c0]]) * d
-                rows, cols = slice(r0, r0 + 4 * _WESS_COLS), slice(c0, c0 + _WESS_COLS)
-                np.matmul(fy[rows, :w], fy[cols, :w].T, out=gram[rows, cols])
-        _mirror_upper(gram)
-        rx = ry
+        rx, fx = ry, fy
+        starts = [(r0, c0) for r0 in range(0, nx, _WESS_ROWS) for c0 in range(r0, ny, _WESS_COLS)]
     else:
         # Rows keep their order, in blocks of _WESS_ROWS, and a column block's width depends on
         # the columns only: any run of whole row blocks repeats these products bit for bit.
+        # Positions past the longest column sentence meet only zeros, so the row map stops there.
         rx = np.arange(nx)
-        fx = _suffix_map(ux, ox, rx, lam, max(int(lx.max()), int(ly.max()), 1))
-        for r0 in range(0, nx, _WESS_ROWS):
-            for c0 in range(0, ny, _WESS_COLS):
-                w = int(ly[ry[c0]]) * d
-                rows, cols = slice(r0, r0 + _WESS_ROWS), slice(c0, c0 + _WESS_COLS)
-                np.matmul(fx[rows, :w], fy[cols, :w].T, out=gram[rows, cols])
+        fx = _suffix_map(ux, ox, rx, lam, max(int(ly.max()), 1))
+        starts = [(r0, c0) for r0 in range(0, nx, _WESS_ROWS) for c0 in range(0, ny, _WESS_COLS)]
+    blocks = [
+        (slice(r0, r0 + _WESS_ROWS), slice(c0, c0 + _WESS_COLS), int(ly[ry[c0]]) * d) for r0, c0 in starts
+    ]
+    _block_products(gram, fx, fy, blocks)
+    if Y is None:
+        _mirror_upper(gram)
     inv_x, inv_y = np.empty(nx, dtype=np.int64), np.empty(ny, dtype=np.int64)
     inv_x[rx] = np.arange(nx)
     inv_y[ry] = np.arange(ny)
