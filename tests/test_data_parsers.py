@@ -263,6 +263,29 @@ def test_sst_first_tree(sst_prepared):
     assert "Jean-Claud" in row["tokens"] and row["tokens"][-1] == "."
 
 
+@pytest.mark.parametrize("split, nodes", [("train", 318_582), ("dev", 41_447), ("test", 82_600)])
+def test_sst_phrases_every_node(sst_dir, sst_prepared, split, nodes):
+    phrases = sst.read_phrases(sst_dir / f"{split}.txt")
+    assert len(phrases) == nodes  # PROVENANCE.md: nodes (all phrases)
+    trees = sst_prepared[sst_prepared["split"] == split].reset_index(drop=True)
+    roots = phrases.groupby("sentence").tail(1).reset_index(drop=True)  # post-order: the root comes last
+    assert roots["label"].tolist() == trees["label"].tolist()
+    assert roots["tokens"].map(tuple).tolist() == trees["tokens"].map(tuple).tolist()
+    # a tree of n leaves has 2n - 1 nodes, n of them single words
+    per_tree = phrases.groupby("sentence").size()
+    assert (per_tree.to_numpy() == 2 * trees["tokens"].map(len).to_numpy() - 1).all()
+
+
+def test_sst_phrases_hand_checked(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("(1 (2 (2 -LRB-) (2 Not)) (0 (1 co-writer) (2 '')))\n", encoding="utf-8")
+    phrases = sst.read_phrases(path)
+    assert list(zip(phrases["label"], phrases["tokens"].map(" ".join))) == [
+        (2, "-LRB-"), (2, "Not"), (2, "-LRB- Not"), (1, "co-writer"), (2, "''"), (0, "co-writer ''"),
+        (1, "-LRB- Not co-writer ''"),
+    ]
+
+
 def test_sst_parse_tree_hand_checked():
     label, leaves = sst.parse_tree(
         "(1 (2 (2 -LRB-) (2 Not)) (0 (1 co-writer\\/director) (2 '')))\n", path="x.txt", lineno=1

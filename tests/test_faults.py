@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 from kernbench.tracking import TrackingError, default_tracking_uri, log_records
@@ -38,6 +39,54 @@ def test_job_killed_mid_way_leaves_no_output_and_reruns(tmp_path):
     rerun = subprocess.run(_snakemake_args(results, str(record)), cwd=REPO_ROOT, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
     assert json.loads(record.read_text())["system"] == "BoW-TFIDF"
+
+
+def _smoke_args(results, *targets):
+    return [*_snakemake_args(results, *targets), "profile=smoke"]
+
+
+@pytest.mark.slow
+def test_killed_gram_job_leaves_no_gram_matrix_and_reruns(tmp_path):
+    from kernbench.cache import load_dense
+
+    results = tmp_path / "results"
+    gram_dir = results / "cache/anygram/semeval14_laptop/AGKwess_lam0.4"
+    target = gram_dir / "train.npz"
+    proc = subprocess.Popen(
+        _smoke_args(results, str(target)), cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    job = _wait_for_process(f"bin/kernbench anygram-gram.*{results}", proc)
+    os.kill(job, signal.SIGKILL)
+    assert proc.wait(timeout=120) != 0
+    # No Gram matrix of the killed job exists; any tile that does is complete (its checksum holds).
+    assert not any((gram_dir / f"{s}{x}.npz").exists() for s in ("train", "dev", "test") for x in ("", "_diag"))
+    for tile in (gram_dir / "tiles").glob("*.npz"):
+        load_dense(tile)
+
+    rerun = subprocess.run(_smoke_args(results, str(target)), cwd=REPO_ROOT, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
+    train = load_dense(target)
+    assert train.shape[0] == train.shape[1] > 0 and np.isfinite(train).all()
+
+
+@pytest.mark.slow
+def test_killed_lstm_job_leaves_no_record_or_model_and_reruns(tmp_path):
+    results = tmp_path / "results"
+    record = results / "runs/anygram/semeval14_laptop/lstm/UniLSTM_seed20140823.json"
+    proc = subprocess.Popen(
+        _smoke_args(results, str(record)), cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    job = _wait_for_process(f"bin/kernbench lstm .*{results}", proc)
+    time.sleep(2.0)  # inside the job: TensorFlow loading or the model training
+    os.kill(job, signal.SIGKILL)
+    assert proc.wait(timeout=120) != 0
+    for suffix in (".json", ".predictions.parquet", ".keras"):
+        assert not record.with_name(record.name.replace(".json", suffix)).exists()
+
+    rerun = subprocess.run(_smoke_args(results, str(record)), cwd=REPO_ROOT, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
+    assert json.loads(record.read_text())["system"] == "UniLSTM"
+    assert record.with_name(record.name.replace(".json", ".keras")).stat().st_size > 0
 
 
 def _wait_for_process(pattern: str, parent: subprocess.Popen, timeout: float = 240.0) -> int:

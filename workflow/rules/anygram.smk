@@ -6,6 +6,9 @@ from kernbench.experiments.anygram import tile_files as anygram_tile_files
 ANYGRAM = config["anygram"]
 ANYGRAM_CACHE = f"{RESULTS}/cache/anygram"
 ANYGRAM_KERNEL = r"(AGK|NGTK)[a-z]+_lam[0-9.e+-]+(_theta[0-9.e+-]+)?"
+# training: primal moves AGKsm and AGKwess from SVC on Gram matrices to a linear SVM on their feature maps.
+ANYGRAM_PRIMAL = ANYGRAM["training"] == "primal"
+ANYGRAM_SVM_SYSTEMS = "AGKwest|NGTKsm|NGTKwest" if ANYGRAM_PRIMAL else "AGKsm|AGKwest|AGKwess|NGTKsm|NGTKwest"
 ANYGRAM_GRAM_FILES = [
     f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/{split}{suffix}.npz"
     for suffix in ("", "_diag")
@@ -122,7 +125,7 @@ rule anygram_svm:
         f"{LOGS}/runs/anygram/{{dataset}}/kernels/{{system}}.log",
     wildcard_constraints:
         dataset="|".join(TOKENISED),
-        system="AGKsm|AGKwest|AGKwess|NGTKsm|NGTKwest",
+        system=ANYGRAM_SVM_SYSTEMS,
     conda:
         CONDA_ENV
     threads: 1
@@ -134,6 +137,40 @@ rule anygram_svm:
         "--prepared {input.prepared:q} --grams {params.gram_dirs:q} --settings {params.settings:q} "
         "--seed {params.seed} --profile {params.profile} --threads {threads} --record {output.record:q} "
         "--predictions {output.predictions:q} --confusion {output.confusion:q} > {log} 2>&1"
+
+
+if ANYGRAM_PRIMAL:
+
+    rule anygram_primal:
+        input:
+            prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
+            embeddings=EMBEDDINGS,
+        output:
+            record=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.json",
+            predictions=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.predictions.parquet",
+            confusion=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.confusion.csv",
+        params:
+            settings=json.dumps(
+                {"lam": ANYGRAM["lam"], "C": ANYGRAM["C"], "normalize": ANYGRAM["normalize"]}, sort_keys=True
+            ),
+            seed=config["seed"],
+            profile=config["profile"],
+        log:
+            f"{LOGS}/runs/anygram/{{dataset}}/kernels/{{system}}.log",
+        wildcard_constraints:
+            dataset="|".join(TOKENISED),
+            system="AGKsm|AGKwess",
+        conda:
+            CONDA_ENV
+        threads: 2
+        resources:
+            mem_mb=8000,
+            runtime=60,
+        shell:
+            "kernbench anygram-primal --dataset {wildcards.dataset} --system {wildcards.system} "
+            "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
+            "--seed {params.seed} --profile {params.profile} --threads {threads} --record {output.record:q} "
+            "--predictions {output.predictions:q} --confusion {output.confusion:q} > {log} 2>&1"
 
 
 rule anygram_benchmark:

@@ -183,6 +183,54 @@ def _cmd_svm(args) -> None:
     log.info("%s %s: chose %s; %s", spec.name, args.system, result.chosen, record["metrics"])
 
 
+def _cmd_primal(args) -> None:
+    import pandas as pd
+
+    from kernbench.catalog import DATASETS
+    from kernbench.experiments.anygram import primal_features, run_primal
+    from kernbench.fileio import write_json_atomic, write_parquet_atomic, write_text_atomic
+    from kernbench.kernels.anygram_encoding import TokenEncoder
+    from kernbench.records import make_record
+
+    set_threads(args.threads)
+    spec = DATASETS[args.dataset]
+    settings = json.loads(args.settings)
+    frame = pd.read_parquet(args.prepared)
+    encoder = TokenEncoder.from_npz(args.embeddings)
+    started = time.perf_counter()
+    features = primal_features(frame, encoder, system=args.system, lam=settings["lam"])
+    mapped = time.perf_counter()
+    result = run_primal(
+        frame, features, C_grid=settings["C"], normalize_options=settings["normalize"], dataset=spec.name, seed=args.seed
+    )
+    trained = time.perf_counter()
+    key_params = {
+        "lam": settings["lam"],
+        "training": "primal",
+        "C_grid": settings["C"],
+        "normalize_options": settings["normalize"],
+        "seed": args.seed,
+        "profile": args.profile,
+    }
+    write_parquet_atomic(args.predictions, result.predictions)
+    write_text_atomic(args.confusion, confusion_frame(result.confusion).to_csv(index=False))
+    record = make_record(
+        paper=spec.paper,
+        dataset=spec.name,
+        system=args.system,
+        key_params=key_params,
+        params={**key_params, "chosen": result.chosen, "dev_accuracy_grid": result.dev_scores,
+                "n_features": int(features["train"].shape[1])},
+        rows=result.rows,
+        timings={"feature_map": mapped - started, "svm_select_fit_predict": trained - mapped},
+        predictions=args.predictions,
+        artifacts=[args.confusion],
+        threads=args.threads,
+    )
+    write_json_atomic(args.record, record)
+    log.info("%s %s (primal): chose %s; %s", spec.name, args.system, result.chosen, record["metrics"])
+
+
 def confusion_frame(confusion: dict):
     """Long-format confusion matrices: one row per (split, true label, predicted label) with its count."""
     import pandas as pd
@@ -197,7 +245,7 @@ def confusion_frame(confusion: dict):
 
 
 def register(subparsers) -> None:
-    """Add the ``anygram-gram``, ``anygram-gram-tile``, ``anygram-gram-assemble`` and ``anygram-svm`` subcommands."""
+    """Add the ``anygram-gram``, ``-gram-tile``, ``-gram-assemble``, ``-svm`` and ``-primal`` subcommands."""
     p = subparsers.add_parser("anygram-gram", help="any-gram / NGTK Gram matrices (train, dev, test x train)")
     p.add_argument("--dataset", required=True)
     p.add_argument("--kernel", required=True, help="<system>_lam<lam>[_theta<theta>], e.g. AGKwest_lam0.4_theta0.8")
@@ -238,3 +286,15 @@ def register(subparsers) -> None:
     add_run_arguments(p)
     p.add_argument("--confusion", required=True, help="CSV of the dev and test confusion matrices")
     p.set_defaults(func=_cmd_svm)
+
+    p = subparsers.add_parser(
+        "anygram-primal", help="AGKsm / AGKwess as a linear SVM on explicit feature maps (no Gram matrix)"
+    )
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--system", required=True, choices=["AGKsm", "AGKwess"])
+    p.add_argument("--prepared", required=True)
+    p.add_argument("--embeddings", required=True)
+    p.add_argument("--settings", required=True, help='JSON {"lam": ..., "C": [...], "normalize": [...]}')
+    add_run_arguments(p)
+    p.add_argument("--confusion", required=True, help="CSV of the dev and test confusion matrices")
+    p.set_defaults(func=_cmd_primal)

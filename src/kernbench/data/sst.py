@@ -33,6 +33,7 @@ class _Parser:
         self.lexemes = [(m.group(), m.start() + 1) for m in _LEXEME_RE.finditer(line)]
         self.pos = 0
         self.end_column = len(line) + 1
+        self.spans: list[tuple[int, int, int]] = []  # (label, first leaf, one past the last leaf) of every node
 
     def _fail(self, message: str) -> DataError:
         column = self.lexemes[self.pos][1] if self.pos < len(self.lexemes) else self.end_column
@@ -61,6 +62,7 @@ class _Parser:
         if label not in _LABELS:
             raise self._fail(f"label {label!r} is not one of 0-4")
         self.pos += 1
+        first_leaf = len(leaves)
         following = self._peek()
         if following == "(":
             while self._peek() == "(":
@@ -71,6 +73,7 @@ class _Parser:
             leaves.append(following)
             self.pos += 1
         self._expect(")", f"to close the node labelled {label}")
+        self.spans.append((int(label), first_leaf, len(leaves)))
         return int(label)
 
     def parse(self) -> tuple[int, list[str]]:
@@ -139,6 +142,55 @@ def read_trees(path: str | os.PathLike) -> pd.DataFrame:
         If the file cannot be read, is not UTF-8, is empty, or a line is not
         a well-formed tree.
     """
+    labels: list[int] = []
+    tokens: list[list[str]] = []
+    for lineno, line in _tree_lines(path):
+        label, leaves = parse_tree(line, path=path, lineno=lineno)
+        labels.append(label)
+        tokens.append(leaves)
+    return pd.DataFrame(
+        {
+            "label": pd.Series(labels, dtype="int64"),
+            "tokens": tokens,
+            "text": [" ".join(leaves) for leaves in tokens],
+        }
+    )
+
+
+def read_phrases(path: str | os.PathLike) -> pd.DataFrame:
+    """Every phrase of an SST tree file: one row per node of every tree, with the node's own label.
+
+    Parameters
+    ----------
+    path : path-like
+        UTF-8 file with one tree per line.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``sentence`` (0-based line index), ``label`` (int 0-4) and
+        ``tokens`` (the leaves under the node), nodes in post-order.
+
+    Raises
+    ------
+    DataError
+        As :func:`read_trees`.
+    """
+    sentence, labels, tokens = [], [], []
+    for lineno, line in _tree_lines(path):
+        parser = _Parser(line.rstrip("\r\n"), where=f"{path}: line {lineno}")
+        _, leaves = parser.parse()
+        for label, start, stop in parser.spans:
+            sentence.append(lineno - 1)
+            labels.append(label)
+            tokens.append(leaves[start:stop])
+    return pd.DataFrame(
+        {"sentence": pd.Series(sentence, dtype="int64"), "label": pd.Series(labels, dtype="int64"), "tokens": tokens}
+    )
+
+
+def _tree_lines(path):
+    """``(line number, line)`` of a tree file, refusing an unreadable, non-UTF-8 or empty file."""
     path = Path(path)
     try:
         content = path.read_text(encoding="utf-8")
@@ -151,19 +203,7 @@ def read_trees(path: str | os.PathLike) -> pd.DataFrame:
         lines.pop()  # the final newline terminates the last line
     if not lines:
         raise DataError(f"{path}: file is empty, expected one tree per line")
-    labels: list[int] = []
-    tokens: list[list[str]] = []
-    for lineno, line in enumerate(lines, start=1):
-        label, leaves = parse_tree(line, path=path, lineno=lineno)
-        labels.append(label)
-        tokens.append(leaves)
-    return pd.DataFrame(
-        {
-            "label": pd.Series(labels, dtype="int64"),
-            "tokens": tokens,
-            "text": [" ".join(leaves) for leaves in tokens],
-        }
-    )
+    return enumerate(lines, start=1)
 
 
 def prepare(

@@ -26,6 +26,8 @@ SYSTEMS = {
     "NGTKwest": ("ngtk", "west"),
 }
 SPLITS = ("train", "dev", "test")
+#: Systems with an explicit finite feature map, trainable in the primal.
+PRIMAL_SYSTEMS = ("AGKsm", "AGKwess")
 #: Row tiles of a Gram matrix start at multiples of this (the X-against-Y row block of the wess GEMM).
 TILE_QUANTUM = 256
 
@@ -241,10 +243,7 @@ def run_svm(frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, data
     -------
     SvmResult
     """
-    from sklearn.metrics import confusion_matrix
-
     from kernbench.kernels.anygram import normalize_gram
-    from kernbench.metrics import classification_scores
     from kernbench.models.svm import KernelSet, select_on_dev
 
     parts = {s: _split(frame, s) for s in SPLITS}
@@ -269,13 +268,21 @@ def run_svm(frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, data
     chosen = {"normalize": norm, "C": sel.C}
     if theta is not None:
         chosen["theta"] = float(theta)
+    return _evaluate(parts, y, lambda s: sel.model.predict(getattr(kernels[sel.key], s)), chosen, sel.dev_scores, dataset)
+
+
+def _evaluate(parts: dict, y: dict, predict, chosen: dict, dev_scores: dict, dataset: str) -> SvmResult:
+    """Score the chosen model on dev and test: table rows, predictions, confusion matrices."""
+    from sklearn.metrics import confusion_matrix
+
+    from kernbench.metrics import classification_scores
+
     labels = sorted(set(y["train"]) | set(y["dev"]) | set(y["test"]), key=str)
     rows, preds, confusion = [], [], {}
     for s in ("dev", "test"):
         if parts[s].empty:
             continue
-        k = getattr(kernels[sel.key], s)
-        y_pred = sel.model.predict(k)
+        y_pred = predict(s)
         for metric, value in classification_scores(y[s], y_pred).items():
             rows.append({"dataset": dataset, "split": s, "metric": metric, "value": value})
         preds.append(pd.DataFrame({"id": parts[s]["id"].to_numpy(), "split": s, "y_true": y[s], "y_pred": y_pred}))
@@ -284,7 +291,72 @@ def run_svm(frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, data
             "matrix": confusion_matrix(y[s], y_pred, labels=labels).tolist(),
         }
     predictions = pd.concat(preds, ignore_index=True) if preds else pd.DataFrame()
-    return SvmResult(rows, predictions, chosen, sel.dev_scores, confusion)
+    return SvmResult(rows, predictions, chosen, dev_scores, confusion)
+
+
+def primal_features(frame: pd.DataFrame, encoder, *, system: str, lam: float) -> dict:
+    """Explicit feature maps of every split (``AGKsm`` / ``AGKwess``), columns shared by the splits.
+
+    Parameters
+    ----------
+    frame, encoder, system, lam
+        As in :func:`compute_grams`; ``system`` one of :data:`PRIMAL_SYSTEMS`.
+
+    Returns
+    -------
+    dict
+        ``{split: scipy.sparse.csr_matrix}``.
+    """
+    from kernbench.kernels.anygram_features import anygram_features
+
+    if system not in PRIMAL_SYSTEMS:
+        raise ValueError(f"primal training exists for {', '.join(PRIMAL_SYSTEMS)}, not {system!r}")
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam)
+    sentences = [x for s in SPLITS for x in setting.data[s]]
+    phi = anygram_features(sentences, **{k: v for k, v in setting.kw.items() if k != "theta"})
+    bounds = np.cumsum([0] + [len(setting.data[s]) for s in SPLITS])
+    return {s: phi[bounds[k] : bounds[k + 1]] for k, s in enumerate(SPLITS)}
+
+
+def run_primal(frame: pd.DataFrame, features: dict, *, C_grid, normalize_options, dataset: str, seed: int) -> SvmResult:
+    """The SVM of :func:`run_svm` trained in the primal on explicit feature maps (no Gram matrix).
+
+    Normalisation (L2 rows, the cosine-normalised kernel) and C are chosen on dev.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The prepared dataset.
+    features : dict
+        ``{split: sparse matrix}`` from :func:`primal_features`.
+    C_grid : sequence of float
+    normalize_options : sequence of bool
+    dataset : str
+    seed : int
+        Seed of the solver's coordinate order.
+
+    Returns
+    -------
+    SvmResult
+    """
+    from sklearn.metrics import accuracy_score
+    from sklearn.preprocessing import normalize
+
+    from kernbench.models.svm import fit_primal_svm
+
+    parts = {s: _split(frame, s) for s in SPLITS}
+    y = {s: parts[s]["label"].to_numpy() for s in SPLITS}
+    best, scores = None, {}
+    for norm in normalize_options:
+        mats = {s: normalize(m) if norm else m for s, m in features.items()}
+        for c in C_grid:
+            model = fit_primal_svm(mats["train"], y["train"], float(c), seed=seed)
+            acc = float(accuracy_score(y["dev"], model.predict(mats["dev"]))) if len(y["dev"]) else 0.0
+            scores[f"{bool(norm)}|{float(c)}"] = acc
+            if best is None or acc > best[0]:
+                best = (acc, bool(norm), float(c), model, mats)
+    _, norm, c, model, mats = best
+    return _evaluate(parts, y, lambda s: model.predict(mats[s]), {"normalize": norm, "C": c}, scores, dataset)
 
 
 def planned_runs(config: dict) -> list[tuple[str, str]]:
