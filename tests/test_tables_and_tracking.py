@@ -61,7 +61,9 @@ def test_table_scales_percent_metrics_and_computes_delta(tmp_path):
     assert pd.isna(table[table["metric"] == "f1"].iloc[0]["paper_value"])
     laptop_row = table[table["dataset"] == "semeval14_laptop"].iloc[0]
     assert laptop_row["delta"] == 0.0
-    assert list(table.columns[:7]) == ["dataset", "system", "split", "metric", "value", "paper_value", "delta"]
+    assert list(table.columns[:9]) == ["dataset", "system", "split", "metric", "value", "ci_low", "ci_high",
+                                      "paper_value", "delta"]
+    assert table["ci_low"].isna().all()  # no predictions, no resamples: no interval
     assert (table["n_seeds"] == 1).all() and table["std"].isna().all()
 
     write_table(table, tmp_path / "t.csv", tmp_path / "t.md")

@@ -120,7 +120,7 @@ def _cmd_track(args) -> None:
 def _cmd_tables(args) -> None:
     from kernbench.tables import build_table, load_paper_values, write_table
 
-    frame = build_table(args.records, load_paper_values(args.paper_values))
+    frame = build_table(args.records, load_paper_values(args.paper_values), resamples=args.resamples, seed=args.seed)
     write_table(frame, args.csv, args.md, md_subset=json.loads(args.md_subset))
     log.info("table %s: %d rows", args.csv, len(frame))
 
@@ -182,6 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
     p.add_argument("--md-subset", default="{}", help='JSON {column: [values]}: rows shown in the markdown version')
+    p.add_argument("--resamples", type=int, default=0, help="bootstrap resamples per cell for ci_low/ci_high (0: none)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     p.set_defaults(func=_cmd_tables)
 
     for module in _command_modules():

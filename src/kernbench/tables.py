@@ -12,7 +12,10 @@ from kernbench.errors import DataError
 from kernbench.fileio import write_text_atomic
 from kernbench.records import load_record
 
-COLUMNS = ["dataset", "system", "split", "metric", "value", "paper_value", "delta", "std", "n_seeds", "paper", "source"]
+COLUMNS = [
+    "dataset", "system", "split", "metric", "value", "ci_low", "ci_high", "paper_value", "delta", "std", "n_seeds",
+    "paper", "source",
+]
 KEY = ["dataset", "system", "split", "metric"]
 
 #: Metrics reported in percent, as the papers print them.
@@ -61,7 +64,7 @@ def extra_keys(rows) -> list[str]:
     return sorted({k for row in rows for k in row} - {*KEY, "value", "system", "paper"})
 
 
-def build_table(record_paths, paper_values: pd.DataFrame) -> pd.DataFrame:
+def build_table(record_paths, paper_values: pd.DataFrame, *, resamples: int = 0, seed: int = 0) -> pd.DataFrame:
     """Collect the rows of every run record and set the paper's value and the delta beside each.
 
     Rows of several records with the same paper, dataset, system, split and
@@ -69,7 +72,10 @@ def build_table(record_paths, paper_values: pd.DataFrame) -> pd.DataFrame:
     deviation (``std``, sample, blank for one run) and count (``n_seeds``).
     A row may carry further key fields (for example ``xi``, a reduction
     level): each becomes a column after ``metric`` and part of the cell's
-    key, blank in rows that lack it.
+    key, blank in rows that lack it. With ``resamples``, every cell gets the
+    95 % bootstrap interval of its value over the test items (``ci_low``,
+    ``ci_high``; over the seed mean where there are seeds), from the
+    predictions the records keep (see :func:`kernbench.uncertainty.bootstrap_interval`).
 
     Parameters
     ----------
@@ -77,6 +83,10 @@ def build_table(record_paths, paper_values: pd.DataFrame) -> pd.DataFrame:
         Run records to include.
     paper_values : pandas.DataFrame
         From :func:`load_paper_values`.
+    resamples : int, optional
+        Bootstrap resamples per cell; 0 leaves the interval columns blank.
+    seed : int, optional
+        Seed of the resampling.
 
     Returns
     -------
@@ -90,23 +100,82 @@ def build_table(record_paths, paper_values: pd.DataFrame) -> pd.DataFrame:
     for path in record_paths:
         record = load_record(path)
         for row in record["rows"]:
-            rows.append({**row, "system": record["system"], "paper": record["paper"]})
-    extra = extra_keys(rows)
-    frame = pd.DataFrame(rows, columns=KEY + extra + ["value", "paper"])
+            rows.append({**row, "system": record["system"], "paper": record["paper"],
+                         "prediction_files": record.get("predictions") or ""})
+    extra = extra_keys([{k: v for k, v in r.items() if k != "prediction_files"} for r in rows])
+    frame = pd.DataFrame(rows, columns=KEY + extra + ["value", "paper", "prediction_files"])
     scale = np.where(frame["metric"].isin(PERCENT_METRICS), 100.0, 1.0)
     frame["value"] = frame["value"].astype(float) * scale
     # Runs that differ only in their seed share a key: the cell is their mean.
     frame = (
-        frame.groupby(["paper", *KEY, *extra], sort=True, dropna=False)["value"]
-        .agg(value="mean", std="std", n_seeds="count")
+        frame.groupby(["paper", *KEY, *extra], sort=True, dropna=False)
+        .agg(value=("value", "mean"), std=("value", "std"), n_seeds=("value", "count"),
+             prediction_files=("prediction_files", lambda p: tuple(sorted(p))))
         .reset_index()
     )
+    intervals = [
+        _cell_interval(row, extra, resamples, seed) if resamples else (np.nan, np.nan)
+        for row in frame.itertuples(index=False)
+    ]
+    cell_scale = np.where(frame["metric"].isin(PERCENT_METRICS), 100.0, 1.0)
+    frame["ci_low"] = np.array([i[0] for i in intervals], dtype=float) * cell_scale
+    frame["ci_high"] = np.array([i[1] for i in intervals], dtype=float) * cell_scale
     frame = frame.merge(paper_values, on=KEY, how="left")
     frame["delta"] = frame["value"] - frame["paper_value"]
-    for column in ("value", "paper_value", "delta", "std"):
+    for column in ("value", "ci_low", "ci_high", "paper_value", "delta", "std"):
         frame[column] = frame[column].round(DECIMALS)
     columns = KEY + extra + COLUMNS[len(KEY) :]
     return frame[columns].sort_values(["paper", *KEY, *extra], kind="stable").reset_index(drop=True)
+
+
+_PREDICTIONS_CACHE: dict = {}
+
+
+def _read_predictions(path: str) -> pd.DataFrame:
+    if path not in _PREDICTIONS_CACHE:
+        _PREDICTIONS_CACHE.clear()  # records are grouped by cell, so one file at a time is enough
+        _PREDICTIONS_CACHE[path] = pd.read_parquet(path)
+    return _PREDICTIONS_CACHE[path]
+
+
+def cell_items(row, extra: list[str], path: str) -> pd.DataFrame | None:
+    """The prediction rows of one record that a table cell was computed on (None if it has none).
+
+    A prediction file's ``split``, ``category`` (the cell's dataset) and extra
+    key columns (``xi``) select the items, where the file has them.
+    """
+    from kernbench.uncertainty import METRICS
+
+    if not path or not Path(path).exists() or row.metric not in METRICS:
+        return None
+    items = _read_predictions(path)
+    keep = np.ones(len(items), dtype=bool)
+    if "split" in items and isinstance(row.split, str):
+        keep &= (items["split"] == row.split).to_numpy()
+    if "category" in items:
+        keep &= (items["category"] == row.dataset).to_numpy()
+    for key in extra:
+        value = getattr(row, key)
+        if key in items and pd.notna(value):
+            keep &= np.isclose(items[key].to_numpy(dtype=float), float(value))
+    needed = "score" if METRICS[row.metric][1] else "y_pred"
+    items = items[keep]
+    return items if needed in items and len(items) else None
+
+
+def _cell_interval(row, extra, resamples: int, seed: int) -> tuple[float, float]:
+    from kernbench.uncertainty import METRICS, bootstrap_interval
+
+    parts = [cell_items(row, extra, path) for path in row.prediction_files]
+    if not parts or any(p is None for p in parts):
+        return np.nan, np.nan
+    column = "score" if METRICS[row.metric][1] else "y_pred"
+    ids = parts[0]["id"].to_numpy()
+    aligned = [p.set_index("id").loc[ids] for p in parts]  # seeds on the same items, in the same order
+    return bootstrap_interval(
+        row.metric, aligned[0]["y_true"].to_numpy(), np.stack([a[column].to_numpy() for a in aligned]),
+        n_resamples=resamples, seed=seed,
+    )
 
 
 def markdown_subset(frame: pd.DataFrame, subset: dict | None) -> pd.DataFrame:
@@ -140,8 +209,15 @@ def markdown_subset(frame: pd.DataFrame, subset: dict | None) -> pd.DataFrame:
 
 
 def to_markdown(frame: pd.DataFrame) -> str:
-    """Render a table as GitHub markdown (blank where a number is missing)."""
-    shown = frame.drop(columns=["source"]).astype(object)
+    """Render a table as GitHub markdown (blank where a number is missing; the interval beside the value)."""
+    shown = frame.drop(columns=["source"])
+    if "ci_low" in shown:
+        ci = [
+            "" if pd.isna(lo) else f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(shown["ci_low"], shown["ci_high"])
+        ]
+        shown = shown.drop(columns=["ci_high"]).rename(columns={"ci_low": "95% CI"})
+        shown["95% CI"] = ci
+    shown = shown.astype(object)
     shown = shown.where(shown.notna(), None)  # tabulate blanks None, not NaN
     return shown.to_markdown(index=False, floatfmt=f".{DECIMALS}f", missingval="") + "\n"
 

@@ -30,6 +30,8 @@ rule tables:
         md=f"{RESULTS}/tables/{{table}}.md",
     params:
         md_subset=lambda wildcards: json.dumps(TABLE_MD_SUBSET.get(wildcards.table, {}), sort_keys=True),
+        resamples=config["uncertainty"]["resamples"],
+        seed=config["seed"],
     log:
         f"{LOGS}/tables/{{table}}.log",
     wildcard_constraints:
@@ -38,8 +40,34 @@ rule tables:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=5,
+        mem_mb=2000,
+        runtime=30,
     shell:
         "kernbench tables --records {input.records:q} --paper-values {input.paper_values:q} "
-        "--csv {output.csv:q} --md {output.md:q} --md-subset {params.md_subset:q} > {log} 2>&1"
+        "--csv {output.csv:q} --md {output.md:q} --md-subset {params.md_subset:q} "
+        "--resamples {params.resamples} --seed {params.seed} > {log} 2>&1"
+
+
+EXTRA_TARGETS.append(f"{RESULTS}/tables/significance.csv")
+
+
+rule significance:
+    input:
+        lambda wildcards: all_records(),
+    output:
+        f"{RESULTS}/tables/significance.csv",
+    params:
+        ordinal_xi=json.dumps(config["uncertainty"]["ordinal_xi"]),
+        resamples=config["uncertainty"]["resamples"],
+        seed=config["seed"],
+    log:
+        f"{LOGS}/tables/significance.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    shell:
+        "kernbench significance --records {input:q} --ordinal-xi {params.ordinal_xi:q} "
+        "--resamples {params.resamples} --seed {params.seed} --out {output:q} > {log} 2>&1"

@@ -1,0 +1,207 @@
+"""Uncertainty of the reproduced numbers: bootstrap intervals over test items and paired comparisons.
+
+None of the three papers reports intervals or tests; these functions add them
+from the per-item predictions every run record keeps. Resampling is seeded, so
+a rerun gives the same intervals.
+
+* :func:`bootstrap_interval` - percentile interval of a metric over resampled
+  items (``scipy.stats.bootstrap``); with several seeds of one system, the
+  statistic is the seed mean on the same resampled items.
+* :func:`paired_comparison` - the difference of a metric between two systems
+  on the same items, its paired-bootstrap interval and two-sided p-value, and
+  for accuracy the exact McNemar test (a binomial test on the discordant
+  items, ``scipy.stats.binomtest``).
+
+The vectorised metrics below compute on a batch of resamples at once what
+:mod:`kernbench.metrics` computes with scikit-learn / imbalanced-learn on one
+sample (tested to agree).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+CONFIDENCE = 0.95
+
+
+def _labels(*arrays) -> np.ndarray:
+    return np.unique(np.concatenate([np.asarray(a).ravel() for a in arrays]))
+
+
+def _accuracy(y_true, y_pred):
+    return (y_true == y_pred).mean(axis=-1)
+
+
+def _macro_f1(y_true, y_pred):
+    # scikit-learn averages over the labels present in y_true or y_pred of the (re)sample.
+    total = np.zeros(y_true.shape[:-1])
+    present = np.zeros(y_true.shape[:-1])
+    for c in _labels(y_true, y_pred):
+        t, p = y_true == c, y_pred == c
+        tp = (t & p).sum(axis=-1)
+        denom = t.sum(axis=-1) + p.sum(axis=-1)
+        total += np.divide(2.0 * tp, denom, out=np.zeros_like(total), where=denom > 0)
+        present += denom > 0
+    return total / np.maximum(present, 1)
+
+
+def _mae(y_true, y_pred):
+    return np.abs(y_true.astype(float) - y_pred).mean(axis=-1)
+
+
+def _mae_macro(y_true, y_pred):
+    # imbalanced-learn averages the per-class MAE over the classes present in y_true.
+    err = np.abs(y_true.astype(float) - y_pred)
+    total = np.zeros(y_true.shape[:-1])
+    present = np.zeros(y_true.shape[:-1])
+    for c in np.unique(y_true):
+        members = y_true == c
+        n = members.sum(axis=-1)
+        total += np.divide((err * members).sum(axis=-1), n, out=np.zeros_like(total), where=n > 0)
+        present += n > 0
+    return total / np.maximum(present, 1)
+
+
+def _binary_counts(y_true, y_pred):
+    t, p = y_true.astype(bool), y_pred.astype(bool)
+    return (t & p).sum(axis=-1), (~t & p).sum(axis=-1), (t & ~p).sum(axis=-1)
+
+
+def _precision(y_true, y_pred):
+    tp, fp, _ = _binary_counts(y_true, y_pred)
+    return np.divide(tp, tp + fp, out=np.zeros(tp.shape), where=tp + fp > 0)
+
+
+def _recall(y_true, y_pred):
+    tp, _, fn = _binary_counts(y_true, y_pred)
+    return np.divide(tp, tp + fn, out=np.zeros(tp.shape), where=tp + fn > 0)
+
+
+def _f1(y_true, y_pred):
+    tp, fp, fn = _binary_counts(y_true, y_pred)
+    return np.divide(2.0 * tp, 2 * tp + fp + fn, out=np.zeros(tp.shape), where=2 * tp + fp + fn > 0)
+
+
+def _average_precision(y_true, score):
+    from sklearn.metrics import average_precision_score
+
+    y_true, score = np.atleast_2d(y_true), np.atleast_2d(score)
+    out = np.array([
+        average_precision_score(t, s) if t.any() else np.nan for t, s in zip(y_true.astype(bool), score)
+    ])
+    return out if out.size > 1 else out.reshape(())
+
+
+#: metric -> (statistic of (y_true, y) over the last axis, whether y is the ranking score)
+METRICS = {
+    "accuracy": (_accuracy, False),
+    "macro_f1": (_macro_f1, False),
+    "mae": (_mae, False),
+    "mae_macro": (_mae_macro, False),
+    "precision": (_precision, False),
+    "recall": (_recall, False),
+    "f1": (_f1, False),
+    "average_precision": (_average_precision, True),
+}
+
+
+def metric_value(metric: str, y_true, y) -> float:
+    """The metric of one sample (``y``: predictions, or scores for ``average_precision``)."""
+    return float(METRICS[metric][0](np.asarray(y_true), np.asarray(y)))
+
+
+def _resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+
+
+def bootstrap_interval(metric: str, y_true, ys, *, n_resamples: int, seed: int) -> tuple[float, float]:
+    """95 % percentile bootstrap interval of a metric over test items.
+
+    Parameters
+    ----------
+    metric : str
+        One of :data:`METRICS`.
+    y_true : array-like of shape (n,)
+    ys : array-like of shape (n,) or (n_seeds, n)
+        Predictions (scores for ``average_precision``); several rows are the
+        seeds of one system, and the statistic is their mean on each resample.
+    n_resamples : int
+    seed : int
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``; NaN for fewer than two items.
+    """
+    y_true = np.asarray(y_true)
+    ys = np.atleast_2d(np.asarray(ys))
+    if y_true.size < 2:
+        return float("nan"), float("nan")
+    fn = METRICS[metric][0]
+
+    def statistic(*samples, axis=-1):
+        truth, preds = samples[0], samples[1:]
+        return np.mean([fn(truth, p) for p in preds], axis=0)
+
+    res = stats.bootstrap(
+        (y_true, *ys), statistic, paired=True, vectorized=not METRICS[metric][1], n_resamples=n_resamples,
+        confidence_level=CONFIDENCE, method="percentile", random_state=np.random.default_rng(seed),
+    )
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def paired_comparison(metric: str, y_true, y_a, y_b, *, n_resamples: int, seed: int) -> dict:
+    """Difference ``metric(a) - metric(b)`` on the same items, with its paired bootstrap interval and p-value.
+
+    The p-value is two-sided, from the bootstrap distribution of the
+    difference: twice the smaller share of resamples on either side of 0
+    (capped at 1), so a system compared with itself gets 1. For accuracy
+    between two single runs, the exact McNemar p-value (binomial test on the
+    items exactly one system gets right) is given too.
+
+    Parameters
+    ----------
+    metric : str
+        One of :data:`METRICS`.
+    y_true : array-like of shape (n,)
+    y_a, y_b : array-like of shape (n,) or (n_seeds, n)
+        Predictions (or scores) of the two systems on the same items; several
+        rows are seeds, entering with their mean metric on each resample.
+    n_resamples, seed : int
+
+    Returns
+    -------
+    dict
+        ``difference``, ``ci_low``, ``ci_high``, ``p_bootstrap``, ``p_mcnemar``
+        (NaN unless accuracy of single runs) and ``n_items``.
+    """
+    y_true = np.asarray(y_true)
+    y_a, y_b = np.atleast_2d(np.asarray(y_a)), np.atleast_2d(np.asarray(y_b))
+    fn, by_score = METRICS[metric]
+
+    def value(idx, ys):
+        if by_score:
+            return np.mean([[fn(y_true[i], y[i]) for i in idx] for y in ys], axis=0)
+        return np.mean([fn(y_true[idx], y[idx]) for y in ys], axis=0)
+
+    diff = float(np.mean([fn(y_true, y) for y in y_a]) - np.mean([fn(y_true, y) for y in y_b]))
+    idx = _resample_indices(y_true.size, n_resamples, seed)
+    d = np.asarray(value(idx, y_a) - value(idx, y_b), dtype=float)
+    d = d[np.isfinite(d)]
+    alpha = (1.0 - CONFIDENCE) / 2.0
+    low, high = np.quantile(d, [alpha, 1.0 - alpha]) if d.size else (np.nan, np.nan)
+    p_boot = min(1.0, 2.0 * min(np.mean(d <= 0), np.mean(d >= 0))) if d.size else float("nan")
+    p_mcnemar = float("nan")
+    if metric == "accuracy" and len(y_a) == len(y_b) == 1:
+        right_a, right_b = y_a[0] == y_true, y_b[0] == y_true
+        a_only, b_only = int((right_a & ~right_b).sum()), int((right_b & ~right_a).sum())
+        p_mcnemar = 1.0 if a_only + b_only == 0 else float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue)
+    return {
+        "difference": diff,
+        "ci_low": float(low),
+        "ci_high": float(high),
+        "p_bootstrap": float(p_boot),
+        "p_mcnemar": p_mcnemar,
+        "n_items": int(y_true.size),
+    }

@@ -1,0 +1,134 @@
+"""Bootstrap intervals and paired comparisons: against library values and known cases."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from imblearn.metrics import macro_averaged_mean_absolute_error
+from scipy import stats
+from sklearn import metrics as skm
+
+from kernbench.records import flat_metrics, make_run_key
+from kernbench.significance import compare_systems
+from kernbench.tables import build_table, load_paper_values, to_markdown
+from kernbench.uncertainty import METRICS, bootstrap_interval, metric_value, paired_comparison
+from tests.conftest import REPO_ROOT
+
+LIBRARY = {
+    "accuracy": skm.accuracy_score,
+    "macro_f1": lambda t, p: skm.f1_score(t, p, average="macro", zero_division=0),
+    "mae": skm.mean_absolute_error,
+    "mae_macro": macro_averaged_mean_absolute_error,
+    "precision": lambda t, p: skm.precision_score(t, p, zero_division=0),
+    "recall": lambda t, p: skm.recall_score(t, p, zero_division=0),
+    "f1": lambda t, p: skm.f1_score(t, p, zero_division=0),
+    "average_precision": skm.average_precision_score,
+}
+
+
+@pytest.mark.parametrize("metric", sorted(METRICS))
+def test_vectorised_metrics_equal_the_library_on_every_resample(metric):
+    rng = np.random.default_rng(1)
+    binary = metric in {"precision", "recall", "f1", "average_precision"}
+    n = 300
+    y_true = rng.integers(0, 2, n).astype(bool) if binary else rng.integers(1, 6, n)
+    if metric == "average_precision":
+        y = y_true + rng.normal(0, 1.0, n)
+    elif binary:
+        y = np.where(rng.random(n) < 0.7, y_true, ~y_true)
+    else:
+        y = np.clip(y_true + rng.integers(-1, 2, n), 1, 5)
+    idx = rng.integers(0, n, size=(25, n))
+    fn, by_score = METRICS[metric]
+    batch = [fn(y_true[i], y[i]) for i in idx] if by_score else fn(y_true[idx], y[idx])
+    expected = [LIBRARY[metric](y_true[i], y[i]) for i in idx]
+    np.testing.assert_allclose(batch, expected, rtol=1e-12)
+    assert metric_value(metric, y_true, y) == pytest.approx(LIBRARY[metric](y_true, y), rel=1e-12)
+
+
+def test_accuracy_interval_matches_the_binomial_interval():
+    rng = np.random.default_rng(2)
+    n, k = 2000, 1400
+    y_true = np.zeros(n, dtype=int)
+    y_pred = np.r_[np.zeros(k, dtype=int), np.ones(n - k, dtype=int)]
+    perm = rng.permutation(n)
+    low, high = bootstrap_interval("accuracy", y_true[perm], y_pred[perm], n_resamples=4000, seed=7)
+    wilson = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    assert low == pytest.approx(wilson.low, abs=0.004) and high == pytest.approx(wilson.high, abs=0.004)
+    assert (low, high) == bootstrap_interval("accuracy", y_true[perm], y_pred[perm], n_resamples=4000, seed=7)
+
+
+def test_seed_mean_interval_lies_around_the_seed_mean():
+    rng = np.random.default_rng(3)
+    y_true = rng.integers(0, 3, 500)
+    seeds = np.stack([np.where(rng.random(500) < q, y_true, (y_true + 1) % 3) for q in (0.6, 0.7, 0.8)])
+    low, high = bootstrap_interval("accuracy", y_true, seeds, n_resamples=1000, seed=1)
+    mean = np.mean([(s == y_true).mean() for s in seeds])
+    assert low < mean < high and high - low < 0.1
+
+
+@pytest.mark.parametrize("metric", ["accuracy", "macro_f1", "mae_macro", "average_precision"])
+def test_a_system_compared_with_itself(metric):
+    rng = np.random.default_rng(4)
+    y_true = rng.integers(0, 2, 200)
+    y = y_true + rng.normal(0, 1, 200) if metric == "average_precision" else rng.integers(0, 2, 200)
+    result = paired_comparison(metric, y_true, y, y, n_resamples=500, seed=0)
+    assert result["difference"] == 0.0 and result["ci_low"] == 0.0 and result["ci_high"] == 0.0
+    assert result["p_bootstrap"] == 1.0
+    if metric == "accuracy":
+        assert result["p_mcnemar"] == 1.0
+
+
+def test_a_clearly_better_system_is_significant_and_mcnemar_is_the_exact_test():
+    rng = np.random.default_rng(5)
+    y_true = rng.integers(0, 2, 1000)
+    good = np.where(rng.random(1000) < 0.9, y_true, 1 - y_true)
+    bad = np.where(rng.random(1000) < 0.6, y_true, 1 - y_true)
+    result = paired_comparison("accuracy", y_true, good, bad, n_resamples=1000, seed=0)
+    assert result["difference"] == pytest.approx((good == y_true).mean() - (bad == y_true).mean())
+    assert 0 < result["ci_low"] < result["difference"] < result["ci_high"]
+    assert result["p_bootstrap"] < 0.01
+    a_only = int(((good == y_true) & (bad != y_true)).sum())
+    b_only = int(((bad == y_true) & (good != y_true)).sum())
+    assert result["p_mcnemar"] == pytest.approx(stats.binomtest(a_only, a_only + b_only).pvalue)
+
+
+def _record(tmp_path, system, y_true, y_pred, *, paper="anygram", dataset="sst", seed=1):
+    preds = pd.DataFrame({"id": [f"t-{i}" for i in range(len(y_true))], "split": "test",
+                          "y_true": y_true, "y_pred": y_pred})
+    ppath = tmp_path / f"{system}-{seed}.predictions.parquet"
+    preds.to_parquet(ppath, index=False)
+    rows = [{"dataset": dataset, "split": "test", "metric": "accuracy", "value": float((y_true == y_pred).mean())}]
+    params = {"seed": seed}
+    record = {"run_key": make_run_key(paper, dataset, system, params), "paper": paper, "dataset": dataset,
+              "system": system, "params": params, "rows": rows, "metrics": flat_metrics(rows), "curves": {},
+              "timings": {}, "provenance": {}, "predictions": str(ppath)}
+    path = tmp_path / f"{system}-{seed}.json"
+    path.write_text(json.dumps(record))
+    return path
+
+
+def test_tables_and_significance_from_records(tmp_path):
+    rng = np.random.default_rng(6)
+    y_true = rng.integers(0, 5, 400)
+    noisy = lambda q: np.where(rng.random(400) < q, y_true, rng.integers(0, 5, 400))  # noqa: E731
+    records = [_record(tmp_path, "AGKsm", y_true, noisy(0.5)),
+               _record(tmp_path, "BiLSTM", y_true, noisy(0.45), seed=1),
+               _record(tmp_path, "BiLSTM", y_true, noisy(0.45), seed=2)]
+    table = build_table(records, load_paper_values(REPO_ROOT / "workflow/paper_results.yaml"), resamples=300, seed=3)
+    for row in table.itertuples():
+        assert row.ci_low < row.value < row.ci_high
+    assert table.set_index("system").loc["BiLSTM", "n_seeds"] == 2
+    assert "95% CI" in to_markdown(table) and "[" in to_markdown(table)
+    again = build_table(records, load_paper_values(REPO_ROOT / "workflow/paper_results.yaml"), resamples=300, seed=3)
+    pd.testing.assert_frame_equal(table, again)
+
+    sig = compare_systems(records, ordinal_xi=[0.1], resamples=300, seed=3)
+    assert len(sig) == 1
+    row = sig.iloc[0]
+    assert (row.system_a, row.system_b, row.metric) == ("AGKsm", "BiLSTM", "accuracy")
+    assert row.ci_low < row.difference < row.ci_high and 0 <= row.p_bootstrap <= 1
+    assert np.isnan(row.p_mcnemar)  # BiLSTM has two seeds
