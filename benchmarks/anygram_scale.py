@@ -75,7 +75,7 @@ def run_one(args) -> dict:
     if args.route == "primal":
         phi = normalize(anygram_features(train + test, **kw))
         built = time.perf_counter()
-        model = fit_primal_svm(phi[: len(train)], y_train, args.C, seed=args.seed)
+        model = fit_primal_svm(phi[: len(train)], y_train, args.C, seed=args.seed, n_jobs=args.threads)
         y_pred = model.predict(phi[len(train) :])
     else:
         d_train, d_test = anygram_diag(train, **kw), anygram_diag(test, **kw)

@@ -98,7 +98,20 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(tmp_path):
     assert first.returncode == 0, first.stderr[-3000:]
 
     table = pd.read_csv(results / "tables/baselines.csv")
-    assert list(table.columns[:7]) == ["dataset", "system", "split", "metric", "value", "paper_value", "delta"]
+    assert list(table.columns[:9]) == ["dataset", "system", "split", "metric", "value", "ci_low", "ci_high",
+                                      "paper_value", "delta"]
+    for name in ("baselines", "anygram", "fisher", "ordinal"):
+        t = pd.read_csv(results / f"tables/{name}.csv")
+        with_ci = t.dropna(subset=["ci_low"])
+        assert len(with_ci) >= 0.9 * len(t), name  # every cell with per-item predictions has its interval
+        assert ((with_ci["ci_low"] <= with_ci["value"] + 1e-9) & (with_ci["value"] <= with_ci["ci_high"] + 1e-9)).all()
+    significance = pd.read_csv(results / "tables/significance.csv")
+    assert {"anygram", "fisher", "ordinal"} <= set(significance["paper"])
+    assert significance["p_bootstrap"].between(0, 1).all()
+    summary = (results / "results.md").read_text()
+    assert "Table 3" in summary and "Table 1" in summary and "Figure 1" in summary
+    for figure in ("anygram_accuracy", "anygram_throughput", "fisher_average_precision", "ordinal_reviews_hotel"):
+        assert (results / f"figures/{figure}.png").stat().st_size > 1000
     assert {"semeval14_laptop", "semeval14_restaurant", "sst", "earn", "corn", "reviews_clothing", "reviews_hotel"} <= set(
         table["dataset"]
     )
@@ -130,3 +143,12 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(tmp_path):
     manifest = pd.read_csv(results / "tracking/mlflow_runs.tsv", sep="\t")
     assert set(manifest["status"]) == {"unchanged"} and len(manifest) == len(records)
     assert mlflow_runs() == expected
+
+    # One self-contained HTML report with every table and figure.
+    report = results / "report.html"
+    made = snakemake("--report", str(report), "--config", "profile=smoke", f"results_dir={results}")
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+    html = report.read_text(errors="replace")
+    for name in ("baselines.csv", "anygram.csv", "fisher.csv", "ordinal.csv", "significance.csv",
+                 "anygram_accuracy.png", "fisher_average_precision.png"):
+        assert name in html, name

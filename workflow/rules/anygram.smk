@@ -20,6 +20,8 @@ TABLE_RECORDS.setdefault("anygram", []).extend(
     f"{RESULTS}/runs/anygram/{d}/kernels/{s}.json" for d, s in anygram_runs(config)
 )
 EXTRA_TARGETS.append(f"{RESULTS}/benchmarks/anygram.csv")
+EXTRA_TARGETS.append(f"{RESULTS}/figures/anygram_accuracy.png")
+EXTRA_TARGETS.append(f"{RESULTS}/figures/anygram_throughput.png")
 
 
 if ANYGRAM["tile_rows"]:
@@ -194,3 +196,45 @@ rule anygram_benchmark:
     shell:
         "python {input.script:q} --sst {input.sst:q} --laptop {input.laptop:q} --embeddings {input.embeddings:q} "
         "--settings {params.settings:q} --threads {threads} --out {output.csv:q} > {log} 2>&1"
+
+
+rule anygram_accuracy_figure:
+    input:
+        f"{RESULTS}/tables/anygram.csv",
+    output:
+        report(
+            f"{RESULTS}/figures/anygram_accuracy.png",
+            caption="../report/anygram_accuracy.rst",
+            category="Any-gram kernels (Table 3)",
+        ),
+    log:
+        f"{LOGS}/figures/anygram_accuracy.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    shell:
+        "kernbench figure anygram-accuracy --input {input:q} --out {output:q} > {log} 2>&1"
+
+
+rule anygram_throughput_figure:
+    input:
+        f"{RESULTS}/benchmarks/anygram.csv",
+    output:
+        report(
+            f"{RESULTS}/figures/anygram_throughput.png",
+            caption="../report/anygram_throughput.rst",
+            category="Any-gram kernels (Table 3)",
+        ),
+    log:
+        f"{LOGS}/figures/anygram_throughput.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    shell:
+        "kernbench figure throughput --input {input:q} --out {output:q} > {log} 2>&1"

@@ -69,7 +69,11 @@ rule fisher_plot:
         records=FISHER_RECORDS,
         paper_values="workflow/paper_results.yaml",
     output:
-        f"{RESULTS}/figures/fisher_average_precision.png",
+        report(
+            f"{RESULTS}/figures/fisher_average_precision.png",
+            caption="../report/fisher_average_precision.rst",
+            category="Fisher and FSA kernels (Table 1)",
+        ),
     log:
         f"{LOGS}/fisher/plot.log",
     conda:

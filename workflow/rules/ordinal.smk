@@ -51,7 +51,11 @@ rule ordinal_figure:
     input:
         records=lambda wildcards: ORDINAL_RECORDS[wildcards.dataset],
     output:
-        f"{RESULTS}/figures/ordinal_{{dataset}}.png",
+        report(
+            f"{RESULTS}/figures/ordinal_{{dataset}}.png",
+            caption="../report/ordinal_curves.rst",
+            category="Ordinal feature selection (Figure 1)",
+        ),
     log:
         f"{LOGS}/figures/ordinal_{{dataset}}.log",
     wildcard_constraints:

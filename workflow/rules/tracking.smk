@@ -26,7 +26,7 @@ rule tables:
         records=lambda wc: records_for_table(wc.table),
         paper_values="workflow/paper_results.yaml",
     output:
-        csv=f"{RESULTS}/tables/{{table}}.csv",
+        csv=report(f"{RESULTS}/tables/{{table}}.csv", caption="../report/table.rst", category="Tables"),
         md=f"{RESULTS}/tables/{{table}}.md",
     params:
         md_subset=lambda wildcards: json.dumps(TABLE_MD_SUBSET.get(wildcards.table, {}), sort_keys=True),
@@ -55,7 +55,7 @@ rule significance:
     input:
         lambda wildcards: all_records(),
     output:
-        f"{RESULTS}/tables/significance.csv",
+        report(f"{RESULTS}/tables/significance.csv", caption="../report/significance.rst", category="Tables"),
     params:
         ordinal_xi=json.dumps(config["uncertainty"]["ordinal_xi"]),
         resamples=config["uncertainty"]["resamples"],
@@ -71,3 +71,29 @@ rule significance:
     shell:
         "kernbench significance --records {input:q} --ordinal-xi {params.ordinal_xi:q} "
         "--resamples {params.resamples} --seed {params.seed} --out {output:q} > {log} 2>&1"
+
+
+EXTRA_TARGETS.append(f"{RESULTS}/results.md")
+
+
+rule results_summary:
+    input:
+        tables=expand(f"{RESULTS}/tables/{{table}}.csv", table=config["tables"]),
+        significance=f"{RESULTS}/tables/significance.csv",
+    output:
+        f"{RESULTS}/results.md",
+    params:
+        tables_dir=lambda wildcards, input: os.path.dirname(input.significance),
+        ordinal_xi=json.dumps(config["uncertainty"]["ordinal_xi"]),
+        profile=config["profile"],
+    log:
+        f"{LOGS}/tables/results_summary.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    shell:
+        "kernbench results-summary --tables-dir {params.tables_dir:q} --ordinal-xi {params.ordinal_xi:q} "
+        "--profile {params.profile} --out {output:q} > {log} 2>&1"

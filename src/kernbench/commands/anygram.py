@@ -201,7 +201,8 @@ def _cmd_primal(args) -> None:
     features = primal_features(frame, encoder, system=args.system, lam=settings["lam"])
     mapped = time.perf_counter()
     result = run_primal(
-        frame, features, C_grid=settings["C"], normalize_options=settings["normalize"], dataset=spec.name, seed=args.seed
+        frame, features, C_grid=settings["C"], normalize_options=settings["normalize"], dataset=spec.name,
+        seed=args.seed, n_jobs=args.threads,
     )
     trained = time.perf_counter()
     key_params = {

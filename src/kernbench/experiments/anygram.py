@@ -318,7 +318,9 @@ def primal_features(frame: pd.DataFrame, encoder, *, system: str, lam: float) ->
     return {s: phi[bounds[k] : bounds[k + 1]] for k, s in enumerate(SPLITS)}
 
 
-def run_primal(frame: pd.DataFrame, features: dict, *, C_grid, normalize_options, dataset: str, seed: int) -> SvmResult:
+def run_primal(
+    frame: pd.DataFrame, features: dict, *, C_grid, normalize_options, dataset: str, seed: int, n_jobs: int = 1
+) -> SvmResult:
     """The SVM of :func:`run_svm` trained in the primal on explicit feature maps (no Gram matrix).
 
     Normalisation (L2 rows, the cosine-normalised kernel) and C are chosen on dev.
@@ -334,6 +336,8 @@ def run_primal(frame: pd.DataFrame, features: dict, *, C_grid, normalize_options
     dataset : str
     seed : int
         Seed of the solver's coordinate order.
+    n_jobs : int, optional
+        Threads over the one-vs-one class pairs.
 
     Returns
     -------
@@ -350,7 +354,7 @@ def run_primal(frame: pd.DataFrame, features: dict, *, C_grid, normalize_options
     for norm in normalize_options:
         mats = {s: normalize(m) if norm else m for s, m in features.items()}
         for c in C_grid:
-            model = fit_primal_svm(mats["train"], y["train"], float(c), seed=seed)
+            model = fit_primal_svm(mats["train"], y["train"], float(c), seed=seed, n_jobs=n_jobs)
             acc = float(accuracy_score(y["dev"], model.predict(mats["dev"]))) if len(y["dev"]) else 0.0
             scores[f"{bool(norm)}|{float(c)}"] = acc
             if best is None or acc > best[0]:

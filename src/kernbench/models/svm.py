@@ -92,7 +92,9 @@ def select_on_dev(kernels: dict, y_train, y_dev, C_grid) -> Selection:
     return Selection(key=best[1], C=best[2], model=best[3], dev_scores=scores)
 
 
-def fit_primal_svm(features, y_train, C: float, *, tol: float = 1e-4, max_iter: int = 20_000, seed: int = 0):
+def fit_primal_svm(
+    features, y_train, C: float, *, tol: float = 1e-4, max_iter: int = 1000, seed: int = 0, n_jobs: int = 1
+):
     """Fit the SVM of :func:`fit_svc` in the primal, on explicit feature maps instead of a Gram matrix.
 
     The machine of ``SVC(kernel="precomputed")`` on ``K = phi phi^T`` (hinge
@@ -113,9 +115,12 @@ def fit_primal_svm(features, y_train, C: float, *, tol: float = 1e-4, max_iter: 
     tol : float, optional
         Stopping tolerance of the solver.
     max_iter : int, optional
-        Iteration cap of the solver.
+        Iteration cap of the solver (scikit-learn's default; past it liblinear
+        warns and returns its current solution).
     seed : int, optional
         Seed of liblinear's coordinate order.
+    n_jobs : int, optional
+        Threads over the one-vs-one class pairs.
 
     Returns
     -------
@@ -127,4 +132,7 @@ def fit_primal_svm(features, y_train, C: float, *, tol: float = 1e-4, max_iter: 
     base = LinearSVC(
         loss="hinge", dual=True, C=C, tol=tol, max_iter=max_iter, intercept_scaling=1.0, random_state=seed
     )
-    return OneVsOneClassifier(base).fit(features, y_train)
+    from joblib import parallel_config
+
+    with parallel_config(backend="threading"):  # liblinear releases the GIL; threads share the features
+        return OneVsOneClassifier(base, n_jobs=n_jobs).fit(features, y_train)

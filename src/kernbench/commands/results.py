@@ -1,0 +1,36 @@
+"""``kernbench results-summary`` and ``kernbench readme-results``: the README's Results section."""
+
+from __future__ import annotations
+
+import json
+
+
+def _cmd_summary(args) -> None:
+    from kernbench.fileio import write_text_atomic
+    from kernbench.results_summary import results_markdown
+
+    text = results_markdown(args.tables_dir, ordinal_levels=json.loads(args.ordinal_xi), profile=args.profile)
+    write_text_atomic(args.out, text)
+
+
+def _cmd_readme(args) -> None:
+    from pathlib import Path
+
+    from kernbench.results_summary import update_readme
+
+    update_readme(args.readme, Path(args.results).read_text(encoding="utf-8"))
+
+
+def register(subparsers) -> None:
+    """Add the ``results-summary`` and ``readme-results`` subcommands."""
+    p = subparsers.add_parser("results-summary", help="markdown of the headline numbers of the tables")
+    p.add_argument("--tables-dir", required=True)
+    p.add_argument("--ordinal-xi", required=True, help="JSON list of reduction levels shown")
+    p.add_argument("--profile", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_cmd_summary)
+
+    p = subparsers.add_parser("readme-results", help="put a results summary into README.md between its markers")
+    p.add_argument("--results", required=True, help="results.md written by the results_summary rule")
+    p.add_argument("--readme", default="README.md")
+    p.set_defaults(func=_cmd_readme)
