@@ -84,16 +84,25 @@ def _f1(y_true, y_pred):
 
 
 def _average_precision(y_true, score):
-    from sklearn.metrics import average_precision_score
+    # scikit-learn's non-interpolated AP: each positive scores the precision at the end of its group of
+    # tied scores; NaN without a positive item.
+    truth, score = np.atleast_2d(y_true).astype(bool), np.atleast_2d(np.asarray(score, dtype=float))
+    order = np.argsort(-score, axis=-1, kind="stable")
+    hits = np.take_along_axis(truth, order, -1)
+    ranked = np.take_along_axis(score, order, -1)
+    n = truth.shape[-1]
+    tp = np.cumsum(hits, axis=-1)
+    group_end = np.ones(ranked.shape, dtype=bool)
+    group_end[..., :-1] = ranked[..., 1:] != ranked[..., :-1]
+    positions = np.where(group_end, np.arange(n), n)
+    end = np.minimum.accumulate(positions[..., ::-1], axis=-1)[..., ::-1]
+    precision = np.take_along_axis(tp / np.arange(1, n + 1), end, -1)
+    n_pos = tp[..., -1]
+    ap = np.where(n_pos > 0, (precision * hits).sum(axis=-1) / np.maximum(n_pos, 1), np.nan)
+    return ap if np.ndim(y_true) > 1 else ap[0]
 
-    y_true, score = np.atleast_2d(y_true), np.atleast_2d(score)
-    out = np.array([
-        average_precision_score(t, s) if t.any() else np.nan for t, s in zip(y_true.astype(bool), score)
-    ])
-    return out if out.size > 1 else out.reshape(())
 
-
-#: metric -> (statistic of (y_true, y) over the last axis, whether y is the ranking score)
+#: metric -> (statistic of (y_true, y) over the last axis, vectorised over leading axes; whether y is a score)
 METRICS = {
     "accuracy": (_accuracy, False),
     "macro_f1": (_macro_f1, False),
@@ -145,7 +154,7 @@ def bootstrap_interval(metric: str, y_true, ys, *, n_resamples: int, seed: int) 
         return np.mean([fn(truth, p) for p in preds], axis=0)
 
     res = stats.bootstrap(
-        (y_true, *ys), statistic, paired=True, vectorized=not METRICS[metric][1], n_resamples=n_resamples,
+        (y_true, *ys), statistic, paired=True, vectorized=True, n_resamples=n_resamples,
         confidence_level=CONFIDENCE, method="percentile", random_state=np.random.default_rng(seed),
     )
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
@@ -178,11 +187,9 @@ def paired_comparison(metric: str, y_true, y_a, y_b, *, n_resamples: int, seed: 
     """
     y_true = np.asarray(y_true)
     y_a, y_b = np.atleast_2d(np.asarray(y_a)), np.atleast_2d(np.asarray(y_b))
-    fn, by_score = METRICS[metric]
+    fn = METRICS[metric][0]
 
     def value(idx, ys):
-        if by_score:
-            return np.mean([[fn(y_true[i], y[i]) for i in idx] for y in ys], axis=0)
         return np.mean([fn(y_true[idx], y[idx]) for y in ys], axis=0)
 
     diff = float(np.mean([fn(y_true, y) for y in y_a]) - np.mean([fn(y_true, y) for y in y_b]))
