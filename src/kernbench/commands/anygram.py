@@ -139,8 +139,6 @@ def _cmd_svm(args) -> None:
 
     from kernbench.catalog import DATASETS
     from kernbench.experiments.anygram import run_svm
-    from kernbench.fileio import write_json_atomic, write_parquet_atomic, write_text_atomic
-    from kernbench.records import make_record
 
     set_threads(args.threads)
     spec = DATASETS[args.dataset]
@@ -165,21 +163,7 @@ def _cmd_svm(args) -> None:
         "seed": args.seed,
         "profile": args.profile,
     }
-    write_parquet_atomic(args.predictions, result.predictions)
-    write_text_atomic(args.confusion, confusion_frame(result.confusion).to_csv(index=False))
-    record = make_record(
-        paper=spec.paper,
-        dataset=spec.name,
-        system=args.system,
-        key_params=key_params,
-        params={**key_params, "chosen": result.chosen, "dev_accuracy_grid": result.dev_scores},
-        rows=result.rows,
-        timings={"svm_select_fit_predict": elapsed},
-        predictions=args.predictions,
-        artifacts=[args.confusion],
-        threads=args.threads,
-    )
-    write_json_atomic(args.record, record)
+    record = _write_outputs(args, spec, key_params, result, timings={"svm_select_fit_predict": elapsed})
     log.info("%s %s: chose %s; %s", spec.name, args.system, result.chosen, record["metrics"])
 
 
@@ -188,9 +172,7 @@ def _cmd_primal(args) -> None:
 
     from kernbench.catalog import DATASETS
     from kernbench.experiments.anygram import primal_features, run_primal
-    from kernbench.fileio import write_json_atomic, write_parquet_atomic, write_text_atomic
     from kernbench.kernels.anygram_encoding import TokenEncoder
-    from kernbench.records import make_record
 
     set_threads(args.threads)
     spec = DATASETS[args.dataset]
@@ -213,6 +195,18 @@ def _cmd_primal(args) -> None:
         "seed": args.seed,
         "profile": args.profile,
     }
+    record = _write_outputs(
+        args, spec, key_params, result, timings={"feature_map": mapped - started, "svm_select_fit_predict": trained - mapped},
+        extra_params={"n_features": int(features["train"].shape[1])},
+    )
+    log.info("%s %s (primal): chose %s; %s", spec.name, args.system, result.chosen, record["metrics"])
+
+
+def _write_outputs(args, spec, key_params: dict, result, *, timings: dict, extra_params: dict | None = None) -> dict:
+    """Predictions, confusion matrices and the run record of an SVM job; returns the record."""
+    from kernbench.fileio import write_json_atomic, write_parquet_atomic, write_text_atomic
+    from kernbench.records import make_record
+
     write_parquet_atomic(args.predictions, result.predictions)
     write_text_atomic(args.confusion, confusion_frame(result.confusion).to_csv(index=False))
     record = make_record(
@@ -220,16 +214,15 @@ def _cmd_primal(args) -> None:
         dataset=spec.name,
         system=args.system,
         key_params=key_params,
-        params={**key_params, "chosen": result.chosen, "dev_accuracy_grid": result.dev_scores,
-                "n_features": int(features["train"].shape[1])},
+        params={**key_params, "chosen": result.chosen, "dev_accuracy_grid": result.dev_scores, **(extra_params or {})},
         rows=result.rows,
-        timings={"feature_map": mapped - started, "svm_select_fit_predict": trained - mapped},
+        timings=timings,
         predictions=args.predictions,
         artifacts=[args.confusion],
         threads=args.threads,
     )
     write_json_atomic(args.record, record)
-    log.info("%s %s (primal): chose %s; %s", spec.name, args.system, result.chosen, record["metrics"])
+    return record
 
 
 def confusion_frame(confusion: dict):
