@@ -9,11 +9,12 @@ import pandas as pd
 import pytest
 
 from kernbench.cli import main
-from kernbench.data import embeddings, sst
+from kernbench.data import sst
 from kernbench.experiments.anygram import primal_features, run_primal, run_svm
 from kernbench.kernels.anygram import anygram_diag, anygram_gram
 from kernbench.kernels.anygram_encoding import TokenEncoder
 from kernbench.kernels.anygram_features import anygram_features
+from tests.conftest import glove_for
 
 
 @pytest.mark.parametrize("variant", ["sm", "wess"])
@@ -40,9 +41,7 @@ def sst_slice(mirror):
     frame = sst.prepare(*(mirror / "sst" / f"{s}.txt" for s in ("train", "dev", "test")))
     sizes = {"train": 1500, "dev": 300, "test": 1000}
     frame = pd.concat([frame[frame["split"] == s].iloc[:n] for s, n in sizes.items()], ignore_index=True)
-    words, vectors = embeddings.load_glove_6b_50d()
-    tokens = [t for toks in frame["tokens"] for t in toks]
-    vocabulary, matrix, _ = embeddings.cut_to_vocabulary(tokens, words, vectors, cased=False)
+    vocabulary, matrix = glove_for(frame)
     return frame, TokenEncoder(vocabulary, matrix)
 
 

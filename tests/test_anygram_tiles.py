@@ -8,7 +8,6 @@ import pytest
 
 from kernbench.cache import load_dense
 from kernbench.cli import main
-from kernbench.data import embeddings, semeval14
 from kernbench.experiments.anygram import (
     TILE_QUANTUM,
     check_tile_rows,
@@ -19,19 +18,15 @@ from kernbench.experiments.anygram import (
 )
 from kernbench.kernels import anygram as anygram_kernels
 from kernbench.kernels.anygram_encoding import TokenEncoder
+from tests.conftest import glove_for
 
 SIZES = {"train": 520, "dev": 60, "test": 270}  # 3, 1 and 2 tiles of 256 rows
 
 
 @pytest.fixture(scope="module")
-def laptop_slice(mirror, tmp_path_factory):
-    frame = semeval14.prepare(
-        mirror / "semeval14/Laptop_Train_v2.xml", mirror / "semeval14/Laptops_Test_Gold.xml", dev_fraction=0.1, seed=1
-    )
-    frame = pd.concat([frame[frame["split"] == s].iloc[:n] for s, n in SIZES.items()], ignore_index=True)
-    words, vectors = embeddings.load_glove_6b_50d()
-    tokens = [t for toks in frame["tokens"] for t in toks]
-    vocabulary, matrix, _ = embeddings.cut_to_vocabulary(tokens, words, vectors, cased=False)
+def laptop_slice(laptop, tmp_path_factory):
+    frame = pd.concat([laptop[laptop["split"] == s].iloc[:n] for s, n in SIZES.items()], ignore_index=True)
+    vocabulary, matrix = glove_for(frame)
     root = tmp_path_factory.mktemp("tiles")
     prepared, emb = root / "semeval14_laptop.parquet", root / "emb.npz"
     frame.to_parquet(prepared, index=False)

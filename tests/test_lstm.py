@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from kernbench.cli import main
-from kernbench.data import embeddings, semeval14
 from kernbench.errors import KernbenchError
 from kernbench.models import lstm
+from tests.conftest import glove_for
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,17 +40,8 @@ def lstm_config():
 
 
 @pytest.fixture(scope="module")
-def laptop(mirror):
-    return semeval14.prepare(
-        mirror / "semeval14/Laptop_Train_v2.xml", mirror / "semeval14/Laptops_Test_Gold.xml", dev_fraction=0.1, seed=1
-    )
-
-
-@pytest.fixture(scope="module")
 def laptop_vectors(laptop):
-    words, vectors = embeddings.load_glove_6b_50d()
-    tokens = [t for toks in laptop["tokens"] for t in toks]
-    vocabulary, matrix, _ = embeddings.cut_to_vocabulary(tokens, words, vectors, cased=False)
+    vocabulary, matrix = glove_for(laptop)
     return vocabulary, matrix
 
 
