@@ -50,10 +50,39 @@ def test_run_svm_picks_the_informative_setting():
     informative = {s: (anygram_gram(seqs[s], seqs["train"], variant="sm", lam=0.4), np.ones(len(seqs[s]))) for s in seqs}
     noise = {s: (np.ones((len(seqs[s]), len(seqs["train"]))), np.ones(len(seqs[s]))) for s in seqs}
     result = run_svm(frame, {0.5: noise, 0.9: informative}, C_grid=[1.0], normalize_options=[False], dataset="toy")
-    assert result.chosen == {"theta": 0.9, "normalize": False, "C": 1.0}
+    scale = float(np.mean(informative["train"][1]))
+    assert result.chosen == {"theta": 0.9, "normalize": False, "C": 1.0, "kernel_scale": scale}
     assert {(r["split"], r["metric"]) for r in result.rows} == {(s, m) for s in ("dev", "test") for m in ("accuracy", "macro_f1")}
     assert all(r["value"] == 1.0 for r in result.rows if r["metric"] == "accuracy")
     assert result.confusion["test"]["matrix"] == [[6, 0], [0, 6]]
+
+
+def test_unnormalised_kernel_is_scaled_by_the_mean_training_self_similarity():
+    from sklearn.svm import SVC
+
+    from kernbench.experiments.anygram import kernel_scale
+
+    rng = np.random.default_rng(7)
+    sizes = {"train": 80, "dev": 40, "test": 40}
+    x = {s: rng.normal(size=(n, 4)) * 10.0 for s, n in sizes.items()}
+    labels = {s: np.where(v[:, 0] + rng.normal(scale=8.0, size=len(v)) > 0, "pos", "neg") for s, v in x.items()}
+    frame = pd.DataFrame([{"id": f"{s}-{k}", "split": s, "label": labels[s][k]} for s in sizes for k in range(sizes[s])])
+    grams = {s: x[s] @ x["train"].T for s in sizes}
+    diags = {s: (x[s] ** 2).sum(axis=1) for s in sizes}
+    scale = float(diags["train"].mean())
+    assert scale > 100.0 and kernel_scale(diags["train"]) == scale
+    assert kernel_scale(np.zeros(3)) == 1.0 and kernel_scale(np.array([])) == 1.0
+    result = run_svm(frame, {None: {s: (grams[s], diags[s]) for s in sizes}}, C_grid=[0.05],
+                     normalize_options=[False], dataset="toy")
+    assert result.chosen == {"normalize": False, "C": 0.05, "kernel_scale": scale}
+
+    def predictions(c):
+        model = SVC(kernel="precomputed", C=c, decision_function_shape="ovo").fit(grams["train"], labels["train"])
+        return np.concatenate([model.predict(grams["dev"]), model.predict(grams["test"])])
+
+    # K / s with C is the SVM with C / s on the raw K (and not the one with C).
+    np.testing.assert_array_equal(result.predictions["y_pred"].to_numpy(), predictions(0.05 / scale))
+    assert (predictions(0.05) != predictions(0.05 / scale)).any()
 
 
 def test_gram_and_svm_commands(tmp_path, capsys):
@@ -79,7 +108,7 @@ def test_gram_and_svm_commands(tmp_path, capsys):
                  "--predictions", str(tmp_path / "p.parquet"), "--confusion", str(tmp_path / "c.csv")]) == 0
     rec = json.loads(record.read_text())
     assert rec["system"] == "AGKwest" and rec["params"]["theta_grid"] == [0.5, 0.9]
-    assert set(rec["params"]["chosen"]) == {"theta", "normalize", "C"}
+    assert set(rec["params"]["chosen"]) == {"theta", "normalize", "C", "kernel_scale"}
     assert len(rec["params"]["dev_accuracy_grid"]) == 2 * 2 * 2
     assert len(pd.read_parquet(tmp_path / "p.parquet")) == 24
     confusion = pd.read_csv(tmp_path / "c.csv")

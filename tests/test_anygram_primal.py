@@ -80,6 +80,6 @@ def test_primal_command_writes_a_run_record(tmp_path, sst_slice):
                  "--confusion", str(tmp_path / "c.csv")]) == 0
     rec = json.loads(record.read_text())
     assert rec["params"]["training"] == "primal" and len(rec["params"]["dev_accuracy_grid"]) == 4
-    assert set(rec["params"]["chosen"]) == {"normalize", "C"}
+    assert set(rec["params"]["chosen"]) == {"normalize", "C", "kernel_scale"}
     assert {"sst.dev.accuracy", "sst.test.accuracy"} <= set(rec["metrics"])
     assert len(pd.read_parquet(tmp_path / "p.parquet")) == 140

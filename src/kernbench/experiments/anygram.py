@@ -224,6 +224,29 @@ class SvmResult:
     confusion: dict
 
 
+def kernel_scale(train_diag) -> float:
+    """Mean self-similarity of the training items: the unit an unnormalised kernel is divided by.
+
+    Dividing ``K`` by a constant ``s`` while keeping C is the SVM with C / s on
+    the raw ``K``: the C grid then spans the same margins for every kernel
+    (normalised kernels already have unit self-similarity). Raw ``wess`` / ``west``
+    self-similarities run into the hundreds, and libsvm needs millions of
+    iterations at C >= 1 on such a matrix.
+
+    Parameters
+    ----------
+    train_diag : array-like of shape (n_train,)
+        ``K(x, x)`` of the training items.
+
+    Returns
+    -------
+    float
+        The mean, or 1.0 when it is not positive (no or only empty items).
+    """
+    mean = float(np.mean(train_diag)) if np.size(train_diag) else 0.0
+    return mean if mean > 0 else 1.0
+
+
 def run_svm(frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, dataset: str) -> SvmResult:
     """Choose theta, normalisation and C on dev; fit SVC on train; score dev and test.
 
@@ -254,18 +277,19 @@ def run_svm(frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, data
                     f"Gram matrix {s} (theta {theta}) has shape {g[s][0].shape}, "
                     f"expected {(len(parts[s]), len(parts['train']))}: stale cache?"
                 )
-    kernels = {}
+    kernels, scales = {}, {}
     for theta, g in grams.items():
+        scales[theta] = kernel_scale(g["train"][1])
         for norm in normalize_options:
             mats = {}
             for s in SPLITS:
                 gram, diag = g[s]
-                mats[s] = normalize_gram(gram, diag, g["train"][1]) if norm else gram
+                mats[s] = normalize_gram(gram, diag, g["train"][1]) if norm else gram / scales[theta]
             kernels[(theta, bool(norm))] = KernelSet(mats["train"], mats["dev"], mats["test"])
     y = {s: parts[s]["label"].to_numpy() for s in SPLITS}
     sel = select_on_dev(kernels, y["train"], y["dev"], C_grid)
     theta, norm = sel.key
-    chosen = {"normalize": norm, "C": sel.C}
+    chosen = {"normalize": norm, "C": sel.C, "kernel_scale": 1.0 if norm else scales[theta]}
     if theta is not None:
         chosen["theta"] = float(theta)
     return _evaluate(parts, y, lambda s: sel.model.predict(getattr(kernels[sel.key], s)), chosen, sel.dev_scores, dataset)
@@ -351,8 +375,9 @@ def run_primal(
     parts = {s: _split(frame, s) for s in SPLITS}
     y = {s: parts[s]["label"].to_numpy() for s in SPLITS}
     best, scores = None, {}
+    scale = kernel_scale(features["train"].multiply(features["train"]).sum(axis=1))
     for norm in normalize_options:
-        mats = {s: normalize(m) if norm else m for s, m in features.items()}
+        mats = {s: normalize(m) if norm else m / np.sqrt(scale) for s, m in features.items()}
         for c in C_grid:
             model = fit_primal_svm(mats["train"], y["train"], float(c), seed=seed, n_jobs=n_jobs)
             acc = float(accuracy_score(y["dev"], model.predict(mats["dev"]))) if len(y["dev"]) else 0.0
@@ -360,7 +385,8 @@ def run_primal(
             if best is None or acc > best[0]:
                 best = (acc, bool(norm), float(c), model, mats)
     _, norm, c, model, mats = best
-    return _evaluate(parts, y, lambda s: model.predict(mats[s]), {"normalize": norm, "C": c}, scores, dataset)
+    chosen = {"normalize": norm, "C": c, "kernel_scale": 1.0 if norm else scale}
+    return _evaluate(parts, y, lambda s: model.predict(mats[s]), chosen, scores, dataset)
 
 
 def planned_runs(config: dict) -> list[tuple[str, str]]:
