@@ -1,0 +1,40 @@
+"""The README's Results section is written from the tables, cell by cell."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from kernbench.errors import DataError
+from kernbench.results_summary import END, START, results_markdown, update_readme
+
+
+def _anygram_table(path):
+    rows = []
+    for system, n_seeds, std in (("AGKsm", 1, None), ("BiLSTM", 3, 1.25)):
+        for split, value, paper in (("dev", 69.5, 62.47), ("test", 60.4, 63.15)):
+            rows.append({"dataset": "sst", "system": system, "split": split, "metric": "accuracy", "value": value,
+                         "ci_low": value - 4, "ci_high": value + 4, "paper_value": paper, "delta": value - paper,
+                         "std": std, "n_seeds": n_seeds, "paper": "anygram", "source": "Table 3"})
+            rows.append({**rows[-1], "metric": "macro_f1", "value": 1.0, "paper_value": None, "delta": None})
+    pd.DataFrame(rows).to_csv(path / "anygram.csv", index=False)
+
+
+def test_table3_rows_carry_dev_test_intervals_and_seed_spread(tmp_path):
+    _anygram_table(tmp_path)
+    text = results_markdown(tmp_path, ordinal_levels=[0.1], profile="full")
+    assert "| sst | AGKsm | 69.50 [65.50, 73.50] | 62.47 | 60.40 [56.40, 64.40] | 63.15 | -2.75 |" in text
+    assert "| sst | BiLSTM | 69.50 ± 1.25 [65.50, 73.50] | 62.47 | 60.40 ± 1.25 [56.40, 64.40] | 63.15 | -2.75 |" in text
+    assert "macro" not in text.split("Table 3", 1)[1]
+
+
+def test_no_tables_is_an_error_and_readme_needs_markers(tmp_path):
+    with pytest.raises(DataError, match="no tables"):
+        results_markdown(tmp_path, ordinal_levels=[0.1], profile="full")
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n")
+    with pytest.raises(DataError, match="markers"):
+        update_readme(readme, "new\n")
+    readme.write_text(f"# x\n{START}\nold\n{END}\ntail\n")
+    update_readme(readme, "new\n")
+    assert readme.read_text() == f"# x\n{START}\nnew\n{END}\ntail\n"
