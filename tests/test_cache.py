@@ -42,3 +42,23 @@ def test_a_file_that_is_not_a_cache_is_rejected(tmp_path):
     (tmp_path / "plain.npz").write_bytes((tmp_path / "plain.npy").read_bytes())
     with pytest.raises(CacheError):
         load_dense(tmp_path / "plain.npz")
+
+
+def test_atomic_outputs_get_the_permissions_of_a_plain_file(tmp_path):
+    import os
+    import stat
+
+    from kernbench.fileio import atomic_path, write_text_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_text_atomic(tmp_path / "table.csv", "a,b\n")
+        (tmp_path / "plain.csv").write_text("a,b\n")
+        with pytest.raises(RuntimeError), atomic_path(tmp_path / "failed.csv") as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("killed")
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((tmp_path / "table.csv").stat().st_mode)
+    assert mode == stat.S_IMODE((tmp_path / "plain.csv").stat().st_mode) == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.csv", "table.csv"]

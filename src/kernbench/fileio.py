@@ -62,9 +62,17 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     tmp = Path(tmp_name)
     try:
         yield tmp
+        # mkstemp creates the file owner-only; give it the permissions a plain open() would.
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_text_atomic(target: str | os.PathLike, text: str) -> None:
