@@ -40,9 +40,14 @@ def anygram_accuracy(table_csv, out) -> None:
     if test.empty:
         raise DataError(f"{table_csv}: no test accuracy rows")
     datasets = sorted(test["dataset"].unique())
-    systems = sorted(test["system"].unique())
-    fig, axes = plt.subplots(1, len(datasets), figsize=(4.2 * len(datasets), 4.2), squeeze=False)
+    per_dataset = {d: sorted(test.loc[test["dataset"] == d, "system"].unique()) for d in datasets}
+    widths = [len(per_dataset[d]) for d in datasets]
+    fig, axes = plt.subplots(
+        1, len(datasets), figsize=(0.6 * sum(widths) + 1.5 * len(datasets), 4.2), squeeze=False,
+        gridspec_kw={"width_ratios": widths},
+    )
     for ax, dataset in zip(axes[0], datasets):
+        systems = per_dataset[dataset]
         rows = test[test["dataset"] == dataset].set_index("system").reindex(systems)
         x = np.arange(len(systems))
         value = rows["value"].to_numpy(dtype=float)
