@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -149,7 +150,7 @@ def _cmd_svm(args) -> None:
         system, lam, theta = parse_kernel_name(Path(directory).name)
         if system != args.system:
             raise ValueError(f"{directory}: Gram matrices of {system}, not {args.system}")
-        grams[theta] = _load_grams(Path(directory))
+        grams[theta] = functools.partial(_load_grams, Path(directory))  # loaded when its turn comes
     started = time.perf_counter()
     result = run_svm(
         frame, grams, C_grid=settings["C"], normalize_options=settings["normalize"], dataset=spec.name

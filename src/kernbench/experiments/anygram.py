@@ -255,7 +255,9 @@ def run_svm(frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, data
     frame : pandas.DataFrame
         The prepared dataset (labels and ids by split).
     grams : dict
-        ``{theta_or_None: {split: (gram, diag)}}`` as from :func:`compute_grams`.
+        ``{theta_or_None: {split: (gram, diag)}}`` as from :func:`compute_grams`;
+        a value may also be a callable returning that dict, called when its
+        turn comes (so that one threshold's matrices are in memory at a time).
     C_grid : sequence of float
     normalize_options : sequence of bool
         Kernel normalisation settings to try.
@@ -266,33 +268,47 @@ def run_svm(frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, data
     -------
     SvmResult
     """
-    from kernbench.kernels.anygram import normalize_gram
-    from kernbench.models.svm import KernelSet, select_on_dev
+    from kernbench.models.svm import select_on_dev
 
     parts = {s: _split(frame, s) for s in SPLITS}
-    for s in SPLITS:
-        for theta, g in grams.items():
-            if g[s][0].shape != (len(parts[s]), len(parts["train"])):
-                raise DataError(
-                    f"Gram matrix {s} (theta {theta}) has shape {g[s][0].shape}, "
-                    f"expected {(len(parts[s]), len(parts['train']))}: stale cache?"
-                )
-    kernels, scales = {}, {}
-    for theta, g in grams.items():
-        scales[theta] = kernel_scale(g["train"][1])
-        for norm in normalize_options:
-            mats = {}
-            for s in SPLITS:
-                gram, diag = g[s]
-                mats[s] = normalize_gram(gram, diag, g["train"][1]) if norm else gram / scales[theta]
-            kernels[(theta, bool(norm))] = KernelSet(mats["train"], mats["dev"], mats["test"])
     y = {s: parts[s]["label"].to_numpy() for s in SPLITS}
-    sel = select_on_dev(kernels, y["train"], y["dev"], C_grid)
+    scales = {}
+
+    def settings():
+        for theta, g in grams.items():
+            g = g() if callable(g) else g
+            _check_shapes(g, parts, theta)
+            scales[theta] = kernel_scale(g["train"][1])
+            for norm in normalize_options:
+                yield (theta, bool(norm)), _kernel_set(g, bool(norm), scales[theta])
+
+    if not grams:
+        raise ValueError("no kernel setting to select from")
+    sel = select_on_dev(settings(), y["train"], y["dev"], C_grid)
     theta, norm = sel.key
     chosen = {"normalize": norm, "C": sel.C, "kernel_scale": 1.0 if norm else scales[theta]}
     if theta is not None:
         chosen["theta"] = float(theta)
-    return _evaluate(parts, y, lambda s: sel.model.predict(getattr(kernels[sel.key], s)), chosen, sel.dev_scores, dataset)
+    return _evaluate(parts, y, lambda s: sel.model.predict(getattr(sel.kernels, s)), chosen, sel.dev_scores, dataset)
+
+
+def _check_shapes(g: dict, parts: dict, theta) -> None:
+    for s in SPLITS:
+        if g[s][0].shape != (len(parts[s]), len(parts["train"])):
+            raise DataError(
+                f"Gram matrix {s} (theta {theta}) has shape {g[s][0].shape}, "
+                f"expected {(len(parts[s]), len(parts['train']))}: stale cache?"
+            )
+
+
+def _kernel_set(g: dict, normalize: bool, scale: float):
+    """The SVM's matrices of one setting: cosine-normalised, or divided by ``scale``."""
+    from kernbench.kernels.anygram import normalize_gram
+    from kernbench.models.svm import KernelSet
+
+    train_diag = g["train"][1]
+    mats = {s: normalize_gram(g[s][0], g[s][1], train_diag) if normalize else g[s][0] / scale for s in SPLITS}
+    return KernelSet(mats["train"], mats["dev"], mats["test"])
 
 
 def _evaluate(parts: dict, y: dict, predict, chosen: dict, dev_scores: dict, dataset: str) -> SvmResult:

@@ -38,6 +38,8 @@ class Selection:
         Chosen SVM C.
     model : sklearn.svm.SVC
         SVC fitted on the training Gram matrix of that setting.
+    kernels : KernelSet
+        The Gram matrices of that setting (to predict with ``model``).
     dev_scores : dict
         Dev accuracy of every ``(key, C)`` tried, keyed by ``"key|C"``.
     """
@@ -45,6 +47,7 @@ class Selection:
     key: object
     C: float
     model: SVC
+    kernels: KernelSet
     dev_scores: dict
 
 
@@ -64,13 +67,15 @@ def fit_svc(gram_train: np.ndarray, y_train, C: float) -> SVC:
     return SVC(kernel="precomputed", C=C, decision_function_shape="ovo").fit(gram_train, y_train)
 
 
-def select_on_dev(kernels: dict, y_train, y_dev, C_grid) -> Selection:
+def select_on_dev(kernels, y_train, y_dev, C_grid) -> Selection:
     """Choose the kernel setting and C with the best dev accuracy (first in order on ties).
 
     Parameters
     ----------
-    kernels : dict
-        ``{key: KernelSet}``, tried in insertion order.
+    kernels : dict or iterable
+        ``{key: KernelSet}``, or ``(key, KernelSet)`` pairs, tried in order. An
+        iterable may build each setting only when it is reached, so that only
+        the current and the best settings' matrices are held at once.
     y_train, y_dev : array-like
         Labels of the training and dev items.
     C_grid : sequence of float
@@ -79,17 +84,18 @@ def select_on_dev(kernels: dict, y_train, y_dev, C_grid) -> Selection:
     -------
     Selection
     """
-    if not kernels:
-        raise ValueError("no kernel setting to select from")
+    pairs = kernels.items() if isinstance(kernels, dict) else kernels
     best, scores = None, {}
-    for key, ks in kernels.items():
+    for key, ks in pairs:
         for c in C_grid:
             model = fit_svc(ks.train, y_train, float(c))
             acc = float(accuracy_score(y_dev, model.predict(ks.dev))) if len(y_dev) else 0.0
             scores[f"{key}|{float(c)}"] = acc
             if best is None or acc > best[0]:
-                best = (acc, key, float(c), model)
-    return Selection(key=best[1], C=best[2], model=best[3], dev_scores=scores)
+                best = (acc, key, float(c), model, ks)
+    if best is None:
+        raise ValueError("no kernel setting to select from")
+    return Selection(key=best[1], C=best[2], model=best[3], kernels=best[4], dev_scores=scores)
 
 
 def fit_primal_svm(
