@@ -131,3 +131,20 @@ def test_tables_and_significance_from_records(tmp_path):
     assert (row.system_a, row.system_b, row.metric) == ("AGKsm", "BiLSTM", "accuracy")
     assert row.ci_low < row.difference < row.ci_high and 0 <= row.p_bootstrap <= 1
     assert np.isnan(row.p_mcnemar)  # BiLSTM has two seeds
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_mae_macro_with_a_rare_class_and_gaps_in_the_labels(dtype):
+    rng = np.random.default_rng(8)
+    y_true = np.r_[rng.choice([1, 5], 59), 3].astype(dtype)  # class 3 once: absent from many resamples
+    y_pred = np.clip(y_true + rng.integers(-2, 3, 60), 1, 5).astype(dtype)
+    idx = rng.integers(0, 60, size=(40, 60))
+    assert len({len(np.unique(y_true[i])) for i in idx}) == 2
+    batch = METRICS["mae_macro"][0](y_true[idx], y_pred[idx])
+    # imbalanced-learn refuses a resample whose predictions hold a class its truth lacks; MAE^M is the
+    # mean over the classes of the truth of their mean absolute error.
+    expected = [
+        np.mean([skm.mean_absolute_error(y_true[i][y_true[i] == c], y_pred[i][y_true[i] == c]) for c in np.unique(y_true[i])])
+        for i in idx
+    ]
+    np.testing.assert_allclose(batch, expected, rtol=1e-12)
