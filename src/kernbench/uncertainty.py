@@ -56,9 +56,11 @@ def _mae_macro(y_true, y_pred):
     batch, n = y_true.shape[:-1], y_true.shape[-1]
     if not np.issubdtype(y_true.dtype, np.integer) or y_true.size == 0:
         return _mae_macro_by_class(y_true, err)
-    # Integer labels (stars): per-class sums of every resample in two bincounts, no sort.
     lo = int(y_true.min())
     width = int(y_true.max()) - lo + 1
+    if width > 64:
+        return _mae_macro_by_class(y_true, err)
+    # Integer labels in a short range (stars): per-class sums of every resample in two bincounts, no sort.
     rows = int(np.prod(batch, dtype=np.int64))
     codes = (y_true.reshape(rows, n) - lo) + (np.arange(rows, dtype=np.int64) * width)[:, None]
     sums = np.bincount(codes.ravel(), weights=err.ravel(), minlength=rows * width).reshape(rows, width)
