@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
+import uuid
 from pathlib import Path
 from typing import Iterator
 
@@ -57,22 +57,14 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp = target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
+    # Created as a plain open() would (0o666 less the umask), not owner-only like tempfile.mkstemp.
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
     try:
         yield tmp
-        # mkstemp creates the file owner-only; give it the permissions a plain open() would.
-        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def write_text_atomic(target: str | os.PathLike, text: str) -> None:
