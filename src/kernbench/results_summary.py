@@ -13,10 +13,10 @@ from kernbench.fileio import write_text_atomic
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 
 
-def _cell(value, low, high, digits=2) -> str:
+def _cell(value, low, high, digits=2, spread: str = "") -> str:
     if pd.isna(value):
         return "–"
-    text = f"{value:.{digits}f}"
+    text = f"{value:.{digits}f}{spread}"
     return text if pd.isna(low) else f"{text} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
@@ -40,17 +40,16 @@ def _anygram(tables: Path) -> list[str]:
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for dataset, system in sorted({k[:2] for k in t.index}):
-        cells = []
+        cells, delta = [], "–"
         for split in ("dev", "test"):
             if (dataset, system, split) not in t.index:
                 cells += ["–", "–"]
                 continue
             r = t.loc[(dataset, system, split)]
-            seeds = f" ± {r['std']:.2f}" if r["n_seeds"] > 1 and pd.notna(r["std"]) else ""
-            value = _cell(r["value"], r["ci_low"], r["ci_high"])
-            cells += [value.replace(" [", f"{seeds} [", 1) if seeds else value, _num(r["paper_value"])]
-        test = t.loc[(dataset, system, "test")] if (dataset, system, "test") in t.index else None
-        delta = _num(test["delta"], signed=True) if test is not None else "–"
+            spread = f" ± {r['std']:.2f}" if r["n_seeds"] > 1 and pd.notna(r["std"]) else ""
+            cells += [_cell(r["value"], r["ci_low"], r["ci_high"], spread=spread), _num(r["paper_value"])]
+            if split == "test":
+                delta = _num(r["delta"], signed=True)
         lines.append(f"| {dataset} | {system} | " + " | ".join(cells) + f" | {delta} |")
     return lines + [""]
 

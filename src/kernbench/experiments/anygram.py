@@ -282,8 +282,6 @@ def run_svm(frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, data
             for norm in normalize_options:
                 yield (theta, bool(norm)), _kernel_set(g, bool(norm), scales[theta])
 
-    if not grams:
-        raise ValueError("no kernel setting to select from")
     sel = select_on_dev(settings(), y["train"], y["dev"], C_grid)
     theta, norm = sel.key
     chosen = {"normalize": norm, "C": sel.C, "kernel_scale": 1.0 if norm else scales[theta]}
