@@ -21,6 +21,7 @@ include: "workflow/rules/ordinal.smk"
 include: "workflow/rules/fisher.smk"
 include: "workflow/rules/tracking.smk"
 include: "workflow/rules/anygram.smk"
+include: "workflow/rules/sensitivity.smk"
 
 
 rule all:

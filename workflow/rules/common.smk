@@ -79,6 +79,8 @@ TABLE_RECORDS = {}
 TABLE_MD_SUBSET = {}
 # Outputs beyond the tables and the MLflow manifest that `rule all` builds (figures, claim tables).
 EXTRA_TARGETS = []
+# Per-choice CSV files of the sensitivity table, appended by each paper's rule file.
+SENSITIVITY_PARTS = []
 
 
 def records_for_table(table):

@@ -1,7 +1,8 @@
 """Uni- and bidirectional LSTM sentence classifiers (Kaljahi & Foster, Section 5.2, Table 4).
 
 Input is a sequence of token ids into the pre-trained embedding matrix the
-any-gram kernels use (frozen), plus, on SemEval, the aspect-term indicator as
+any-gram kernels use (trained with the network by default, as a Keras
+``Embedding`` layer is; ``lstm.trainable_embeddings: false`` freezes it), plus, on SemEval, the aspect-term indicator as
 one extra input dimension (1 on aspect tokens, 0 elsewhere), the same
 convention as the kernels. Then ``layers`` stacked LSTMs of ``hidden_size``
 units with tanh activation (wrapped in ``Bidirectional`` for BiLSTM, so each
@@ -77,14 +78,16 @@ def resolve_settings(lstm_config: dict, dataset: str, system: str) -> dict:
         The ``lstm`` section of the workflow config: ``hyperparameters``
         (Table 4, ``{dataset: {system: {batch_size, layers, hidden_size,
         learning_rate, dropout}}}``), ``max_epochs``, ``patience`` and
-        ``max_hidden_size`` (0 for no cap; the smoke profile uses it to train tiny models).
+        ``max_hidden_size`` (0 for no cap; the smoke profile uses it to train tiny models) and
+        ``trainable_embeddings`` (whether the embedding layer is updated in training).
     dataset, system : str
         Which Table 4 entry.
 
     Returns
     -------
     dict
-        The Table 4 entry (``hidden_size`` capped) with ``max_epochs`` and ``patience``.
+        The Table 4 entry (``hidden_size`` capped) with ``max_epochs``, ``patience`` and
+        ``trainable_embeddings``.
 
     Raises
     ------
@@ -106,6 +109,7 @@ def resolve_settings(lstm_config: dict, dataset: str, system: str) -> dict:
         settings["hidden_size"] = min(settings["hidden_size"], cap)
     settings["max_epochs"] = lstm_config["max_epochs"]
     settings["patience"] = lstm_config["patience"]
+    settings["trainable_embeddings"] = bool(lstm_config["trainable_embeddings"])
     return settings
 
 
@@ -204,13 +208,14 @@ def build_model(
     dropout: float,
     learning_rate: float,
     aspect: bool,
+    trainable_embeddings: bool = True,
 ):
     """Build and compile the LSTM classifier.
 
     Parameters
     ----------
     embeddings : numpy.ndarray
-        Frozen embedding matrix from :func:`embedding_matrix` (row 0 is padding).
+        Initial embedding matrix from :func:`embedding_matrix` (row 0 is padding).
     n_classes : int
         Output units.
     bidirectional : bool
@@ -223,6 +228,8 @@ def build_model(
         Adam's learning rate.
     aspect : bool
         Add the aspect-term indicator input, concatenated to each word vector.
+    trainable_embeddings : bool
+        Update the embedding layer in training (Keras' default) or keep the pre-trained vectors.
 
     Returns
     -------
@@ -237,7 +244,7 @@ def build_model(
     # mask into "any feature unmasked", which the aspect input makes true on padding too.
     mask = keras.ops.not_equal(tokens, 0)
     x = keras.layers.Embedding(
-        embeddings.shape[0], embeddings.shape[1], weights=[embeddings], trainable=False, name="embedding"
+        embeddings.shape[0], embeddings.shape[1], weights=[embeddings], trainable=trainable_embeddings, name="embedding"
     )(tokens)
     if aspect:
         marks = keras.Input(shape=(None, 1), dtype="float32", name="aspect")
@@ -351,6 +358,7 @@ def train_lstm(
         dropout=settings["dropout"],
         learning_rate=settings["learning_rate"],
         aspect=has_aspect,
+        trainable_embeddings=settings.get("trainable_embeddings", True),
     )
     stopper = keras.callbacks.EarlyStopping(
         monitor="val_accuracy", mode="max", patience=settings["patience"], restore_best_weights=True
