@@ -80,12 +80,14 @@ rule results_summary:
     input:
         tables=expand(f"{RESULTS}/tables/{{table}}.csv", table=config["tables"]),
         significance=f"{RESULTS}/tables/significance.csv",
+        sensitivity=f"{RESULTS}/tables/sensitivity.csv",
     output:
         f"{RESULTS}/results.md",
     params:
         tables_dir=lambda wildcards, input: os.path.dirname(input.significance),
         ordinal_xi=json.dumps(config["uncertainty"]["ordinal_xi"]),
         profile=config["profile"],
+        gap_tolerance=json.dumps(config["gap_tolerance"], sort_keys=True),
     log:
         f"{LOGS}/tables/results_summary.log",
     conda:
@@ -96,4 +98,4 @@ rule results_summary:
         runtime=5,
     shell:
         "kernbench results-summary --tables-dir {params.tables_dir:q} --ordinal-xi {params.ordinal_xi:q} "
-        "--profile {params.profile} --out {output:q} > {log} 2>&1"
+        "--profile {params.profile} --gap-tolerance {params.gap_tolerance:q} --out {output:q} > {log} 2>&1"

@@ -9,7 +9,10 @@ def _cmd_summary(args) -> None:
     from kernbench.fileio import write_text_atomic
     from kernbench.results_summary import results_markdown
 
-    text = results_markdown(args.tables_dir, ordinal_levels=json.loads(args.ordinal_xi), profile=args.profile)
+    text = results_markdown(
+        args.tables_dir, ordinal_levels=json.loads(args.ordinal_xi), profile=args.profile,
+        gap_tolerance=json.loads(args.gap_tolerance),
+    )
     write_text_atomic(args.out, text)
 
 
@@ -26,8 +29,10 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("results-summary", help="markdown of the headline numbers of the tables")
     p.add_argument("--tables-dir", required=True)
     p.add_argument("--ordinal-xi", required=True, help="JSON list of reduction levels shown")
-    p.add_argument("--profile", required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--profile", required=True, help="profile the tables come from (named in the text)")
+    p.add_argument("--gap-tolerance", default="{}",
+                   help='JSON {table: points}: test cells further from the paper are listed with the sensitivity rows')
+    p.add_argument("--out", required=True, help="markdown file to write")
     p.set_defaults(func=_cmd_summary)
 
     p = subparsers.add_parser("readme-results", help="put a results summary into README.md between its markers")

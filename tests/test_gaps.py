@@ -1,0 +1,76 @@
+"""The gap section is generated from the tables and the sensitivity table, cell by cell."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from kernbench.gaps import gap_rows, gaps_markdown
+from kernbench.results_summary import results_markdown
+from kernbench.sensitivity import COLUMNS
+
+
+def _table(path, table, rows):
+    frame = pd.DataFrame([
+        {"dataset": d, "system": s, "split": "test", "metric": m, "value": v, "ci_low": v - 1, "ci_high": v + 1,
+         "paper_value": p, "delta": None if p is None else v - p, "std": None, "n_seeds": 1, "paper": table,
+         "source": "Table"}
+        for d, s, m, v, p in rows
+    ])
+    frame.to_csv(path / f"{table}.csv", index=False)
+
+
+def _sensitivity(path, rows):
+    frame = pd.DataFrame([
+        dict(zip(COLUMNS, [paper, paper, choice, d, s, "test", m, "default", alt, vd, v, v - vd, v - vd - 1,
+                           v - vd + 1, 0.01, 100]))
+        for paper, choice, d, s, m, alt, vd, v in rows
+    ])
+    frame.to_csv(path / "sensitivity.csv", index=False)
+
+
+def test_gap_cells_list_the_alternatives_measured_on_them(tmp_path):
+    _table(tmp_path, "anygram", [
+        ("laptop", "BiLSTM", "accuracy", 60.5, 65.6),   # gap -5.1
+        ("laptop", "AGKsm", "accuracy", 62.0, 63.15),   # within 2 points: not listed
+        ("sst", "AGKwess", "accuracy", 36.0, 43.0),     # gap, nothing measured
+    ])
+    _sensitivity(tmp_path, [
+        ("anygram", "lstm.trainable_embeddings", "laptop", "BiLSTM", "accuracy", "frozen", 60.5, 56.0),
+        ("anygram", "lstm.trainable_embeddings", "laptop", "BiLSTM", "macro_f1", "frozen", 50.0, 40.0),
+        ("anygram", "anygram.lam", "laptop", "BiLSTM", "accuracy", "0.8", 60.5, 64.5),
+    ])
+    rows = gap_rows(tmp_path, {"anygram": 2.0})
+    assert set(zip(rows["dataset"], rows["system"])) == {("laptop", "BiLSTM"), ("sst", "AGKwess")}
+    lam = rows[rows["choice"] == "anygram.lam"].iloc[0]
+    assert lam["value_alternative"] == 64.5 and round(lam["gap_alternative"], 2) == -1.1 and lam["closes"]
+    frozen = rows[rows["choice"] == "lstm.trainable_embeddings"].iloc[0]
+    assert round(frozen["gap_alternative"], 2) == -9.6 and not frozen["closes"]
+    text = "\n".join(gaps_markdown(tmp_path, {"anygram": 2.0}))
+    assert "**anygram / laptop / BiLSTM**: 60.50 against the paper's 65.60 (gap -5.10)." in text
+    assert "`anygram.lam` = 0.8: 64.50 (Δ +4.00 [+3.00, +5.00]; gap left -1.10) — closes" in text
+    # the closing alternative is listed first
+    assert text.index("anygram.lam") < text.index("lstm.trainable_embeddings")
+    assert "**anygram / sst / AGKwess**" in text and "No choice in the sensitivity table was measured" in text
+
+
+def test_fisher_gaps_are_taken_on_the_mean_over_categories(tmp_path):
+    _table(tmp_path, "fisher", [
+        ("earn", "FSA-ln", "average_precision", 90.0, 99.0),
+        ("acq", "FSA-ln", "average_precision", 94.0, 95.0),  # mean 92.0 against 97.0
+    ])
+    _sensitivity(tmp_path, [
+        ("fisher", "fisher.c", "earn", "FSA-ln", "average_precision", "c = 1000", 90.0, 96.0),
+        ("fisher", "fisher.c", "acq", "FSA-ln", "average_precision", "c = 1000", 94.0, 96.0),
+    ])
+    rows = gap_rows(tmp_path, {"fisher": 2.0})
+    assert len(rows) == 1
+    row = rows.iloc[0]
+    assert (row["dataset"], row["value"], row["paper_value"], row["delta"]) == ("mean", 92.0, 97.0, 4.0)
+    assert row["value_alternative"] == 96.0 and row["closes"]
+    text = results_markdown(tmp_path, ordinal_levels=[0.1], profile="full", gap_tolerance={"fisher": 2.0})
+    assert "**fisher / mean / FSA-ln**: 92.00 against the paper's 97.00 (gap -5.00)." in text
+
+
+def test_no_gap_says_so(tmp_path):
+    _table(tmp_path, "anygram", [("laptop", "AGKsm", "accuracy", 62.0, 63.15)])
+    assert "Every compared cell lies within the tolerance" in "\n".join(gaps_markdown(tmp_path, {"anygram": 2.0}))
