@@ -225,6 +225,10 @@ def prp_scores(stats: RankStats, *, spread: float = 2.0, weights: str = "redistr
 
     ``weights="redistribute"`` (default): each rank's probability mass is
     shared out among similar ranks, mass-conserving (:func:`prp_joint`).
+    This follows what Mukras et al.'s abstract states (feature distributions
+    revised by inter-class similarity, then information gain); their exact
+    formula and similarity values were not available, so the similarity of
+    :func:`rank_similarity` is kernbench's (README, "PRP definition").
 
     ``weights="average"`` (the earlier kernbench weights): the class-conditional
     ``P(t_k | r_j) = #(t_k, r_j) / |Tr_j|`` is replaced by its similarity-weighted
