@@ -15,9 +15,10 @@ from imblearn.metrics import macro_averaged_mean_absolute_error
 
 from kernbench.data import reviews
 from kernbench.data.prepare import subsample
-from kernbench.ordinal.claims import curves_from_records, evaluate_claims
+from kernbench.ordinal.claims import curves_from_records, evaluate_claims, items_from_records, rules_text
 from kernbench.ordinal.plot import plot_curves
 from kernbench.ordinal.runner import mae_macro, run_system
+from kernbench.ordinal.sensitivity import prp_weights_rows
 from kernbench.ordinal.selection import n_selected, round_robin, select
 from kernbench.records import flat_metrics, make_run_key
 from kernbench.tables import build_table, load_paper_values, markdown_subset, write_table
@@ -27,6 +28,7 @@ SETTINGS = {
     "a_grid": [1.0, 4.0],
     "epsilon": 0.1,
     "prp_spread": 2.0,
+    "prp_weights": "redistribute",
     "C": 1.0,
     "svr_epsilon": 0.1,
     "max_iter": 10000,
@@ -121,6 +123,29 @@ def test_tuned_method_curve_on_real_reviews(hotel):
     assert again.rows == result.rows
 
 
+def test_prp_weights_sensitivity_rows_on_real_reviews(hotel):
+    default = run_system(hotel, dataset="reviews_hotel", system="PRP", settings=SETTINGS, seed=0)
+    rows = prp_weights_rows(
+        hotel, dataset="reviews_hotel", default_predictions=default.predictions, settings=SETTINGS,
+        levels=[0.01, 0.1], resamples=200, seed=0,
+    )
+    assert [r["system"] for r in rows] == ["PRP xi=0.01", "PRP xi=0.1"]
+    assert {r["choice"] for r in rows} == {"ordinal.prp_weights"} and {r["paper"] for r in rows} == {"ordinal"}
+    assert rows[0]["default"].startswith("redistribute") and rows[0]["alternative"].startswith("average")
+    alternative = run_system(
+        hotel, dataset="reviews_hotel", system="PRP", settings={**SETTINGS, "prp_weights": "average"}, seed=0
+    )
+    by_level = {r["xi"]: r["value"] for r in alternative.rows}
+    for row, xi in zip(rows, [0.01, 0.1]):
+        assert row["value_default"] == pytest.approx(next(r["value"] for r in default.rows if r["xi"] == xi))
+        assert row["value"] == pytest.approx(by_level[xi])
+        assert row["delta"] == pytest.approx(row["value"] - row["value_default"])
+        assert row["n_items"] == (hotel["split"] == "test").sum()
+    with pytest.raises(ValueError, match="no predictions at xi"):
+        prp_weights_rows(hotel, dataset="reviews_hotel", default_predictions=default.predictions, settings=SETTINGS,
+                         levels=[0.3], resamples=10, seed=0)
+
+
 def test_runner_rejects_missing_split_and_unknown_system(hotel):
     with pytest.raises(ValueError, match="dev"):
         run_system(hotel[hotel["split"] != "dev"], dataset="reviews_hotel", system="Var", settings=SETTINGS, seed=0)
@@ -163,14 +188,85 @@ def _synthetic_records(tmp_path, new_value, baseline_value, ffs=0.9):
     return paths
 
 
-def test_claims_say_yes_when_the_curves_agree_and_no_when_not(tmp_path):
-    good = _synthetic_records(tmp_path, new_value=lambda x: 0.8 + 0.05 * x, baseline_value=lambda x: 1.5 - 0.5 * x)
-    claims = evaluate_claims(curves_from_records(good)).set_index("claim")["answer"]
-    assert claims.to_dict() == {"i": "yes", "ii": "yes", "iii": "yes"}
-    bad = _synthetic_records(tmp_path, new_value=lambda x: 1.6 - 0.6 * x, baseline_value=lambda x: 0.7 + 0.0 * x)
-    table = evaluate_claims(curves_from_records(bad)).set_index("claim")
-    assert table["answer"].to_dict() == {"i": "no", "ii": "no", "iii": "no"}
-    assert "FFS 0.9000" in table.loc["iii", "evidence"] and "RR(IGOR)" in table.loc["ii", "evidence"]
+CLAIM_LEVELS = [0.01, 0.05, 0.1, 0.2, 0.3, 0.6, 0.99]
+
+
+def _prediction_records(tmp_path, y_true, predictions):
+    """Run records with test predictions: ``predictions[system][xi] = y_pred`` (xi None: Triv, no level)."""
+    paths = []
+    row = {"dataset": "d", "split": "test", "metric": "mae_macro"}
+    for system, curve in predictions.items():
+        frames, rows = [], []
+        for xi, y_pred in curve.items():
+            frames.append(pd.DataFrame({"id": np.arange(len(y_true)), "xi": np.nan if xi is None else xi,
+                                        "y_true": y_true, "y_pred": y_pred}))
+            rows.append({**row, **({} if xi is None else {"xi": xi}), "value": mae_macro(y_true, y_pred)})
+        name = system.replace("*", "_").replace("(", "_").replace(")", "")
+        ppath = tmp_path / f"{name}.predictions.parquet"
+        pd.concat(frames, ignore_index=True).to_parquet(ppath, index=False)
+        path = _record(tmp_path, "d", system, rows, name)
+        record = json.loads(path.read_text())
+        path.write_text(json.dumps({**record, "predictions": str(ppath)}))
+        paths.append(path)
+    return paths
+
+
+def _off_by(y_true, rng, share):
+    """Predictions that miss ``share`` of the reviews by one star (towards the middle)."""
+    miss = rng.random(len(y_true)) < share
+    return np.where(miss, np.where(y_true >= 3, y_true - 1, y_true + 1), y_true)
+
+
+def test_claims_rest_on_significant_differences(tmp_path):
+    rng = np.random.default_rng(0)
+    y_true = rng.integers(1, 6, 500)
+    predictions = {"FFS": {1.0: _off_by(y_true, rng, 0.5)}, "Triv": {None: np.full(500, 3)}}
+    for system in ("Var", "RR(Var)", "PRP"):
+        predictions[system] = {x: _off_by(y_true, rng, 0.9) for x in CLAIM_LEVELS}
+    for system in ("RR(IGOR)", "Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)"):
+        predictions[system] = {x: _off_by(y_true, rng, 0.2) for x in CLAIM_LEVELS}
+    items = items_from_records(_prediction_records(tmp_path, y_true, predictions))
+    table = evaluate_claims(items, resamples=300, seed=0).set_index("claim")
+    assert table["answer"].to_dict() == {"i": "yes", "ii": "yes", "iii": "yes"}
+    assert "departures at 0/6 levels" in table.loc["ii", "evidence"]
+    assert "below FFS at 5/5 levels, significantly at 5" in table.loc["iii", "evidence"]  # 0.01 .. 0.3
+
+
+def test_a_method_below_ffs_at_one_level_by_noise_is_not_a_yes(tmp_path):
+    rng = np.random.default_rng(1)
+    y_true = rng.integers(1, 6, 500)
+    ffs = _off_by(y_true, rng, 0.4)
+    predictions = {"FFS": {1.0: ffs}}
+    for system in ("Var", "RR(Var)", "PRP"):
+        predictions[system] = {x: ffs.copy() for x in CLAIM_LEVELS}
+    missed = np.flatnonzero(ffs != y_true)
+    hit = np.flatnonzero(ffs == y_true)
+    for i, system in enumerate(("RR(IGOR)", "Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)")):
+        curve = {}
+        for j, x in enumerate(CLAIM_LEVELS):
+            y = ffs.copy()
+            if j == i:  # one level: two reviews fewer wrong than FFS
+                y[missed[2 * i: 2 * i + 2]] = y_true[missed[2 * i: 2 * i + 2]]
+            else:  # elsewhere two reviews more wrong
+                y[hit[2 * j: 2 * j + 2]] = np.where(y_true[hit[2 * j: 2 * j + 2]] >= 3, 1, 5)
+            curve[x] = y
+        predictions[system] = curve
+    paths = _prediction_records(tmp_path, y_true, predictions)
+    curves = curves_from_records(paths)
+    new = curves[curves["system"].isin(["RR(IGOR)", "Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)"])]
+    ffs_value = curves.loc[curves["system"] == "FFS", "value"].iloc[0]
+    # Every new method is below FFS at exactly one level of [0.01, 0.3]; the old rule said "yes".
+    in_range = new[new["xi"] <= 0.3]
+    assert (in_range.groupby("system")["value"].apply(lambda v: int((v < ffs_value).sum())) == 1).all()
+    table = evaluate_claims(items_from_records(paths), resamples=300, seed=0).set_index("claim")
+    assert table.loc["iii", "answer"] == "no"
+    assert table.loc["i", "answer"] == "no"  # level with the baselines, up to two reviews
+    assert "significantly at 0" in table.loc["iii", "evidence"]
+
+
+def test_claims_rules_text_names_the_thresholds():
+    text = rules_text(alpha=0.01, yes_share=0.75, partly_share=0.25, stable_share=0.9, stability_tolerance=0.1)
+    assert "p < 0.01" in text and ">= 75%" in text and ">= 25%" in text and ">= 90%" in text and "0.1" in text
 
 
 def test_figure_is_written(tmp_path):

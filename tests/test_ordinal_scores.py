@@ -10,6 +10,7 @@ from kernbench.ordinal.scores import (
     feature_order,
     igor_scores,
     nc_table,
+    prp_joint,
     prp_order,
     prp_scores,
     rank_stats,
@@ -108,14 +109,50 @@ def test_igor_round_robin_over_cumulative_splits(stats):
     assert rr_igor_order(stats).tolist() == [0, 1, 6, 4, 3, 5, 2]
 
 
-def test_prp_prefers_features_spread_over_adjacent_ranks():
-    # f0 in ranks 1 and 3, f1 in ranks 1 and 2, f2 only in rank 1 (two documents each)
+def _information_gain_by_entropies(joint):
+    """IG = H(R) - P(t) H(R | t) - P(not t) H(R | not t), from a 2 x n table of counts."""
+    joint = np.asarray(joint, dtype=float)
+
+    def entropy(counts):
+        p = counts[counts > 0] / counts.sum()
+        return -(p * np.log(p)).sum()
+
+    p_t = joint[0].sum() / joint.sum()
+    return entropy(joint.sum(axis=0)) - p_t * entropy(joint[0]) - (1 - p_t) * entropy(joint[1])
+
+
+def test_prp_redistributes_each_ranks_mass_to_similar_ranks_by_hand():
+    # f0 in ranks 1 and 3, f1 in ranks 1 and 2, f2 only in rank 1 (two documents each; two documents per rank)
     stats = rank_stats(_presence({0: [0, 4], 1: [0, 2], 2: [0, 1]}), LABELS, ranks=RANKS)
-    # Plain information gain (no redistribution) cannot tell f0 from f1.
+    # Similarity (spread 2) [[1, .5, 0], [.5, 1, .5], [0, .5, 1]]; each rank gives its mass away in proportion:
+    # rank 1 -> [2/3, 1/3, 0], rank 2 -> [1/4, 1/2, 1/4], rank 3 -> [0, 1/3, 2/3].
+    # f1: present [1, 1, 0] -> [2/3 + 1/4, 1/3 + 1/2, 1/4] = [11, 10, 3] / 12,
+    #     absent  [1, 1, 2] -> [2/3 + 1/4, 1/3 + 1/2 + 2/3, 1/4 + 4/3] = [11, 18, 19] / 12.
+    # f0: present [1, 0, 1] -> [8, 8, 8] / 12 (spread evenly: no information left), absent [1, 2, 1] -> [14, 20, 14] / 12.
+    # f2: present [2, 0, 0] -> [16, 8, 0] / 12, absent [0, 2, 2] -> [6, 20, 22] / 12.
+    by_hand = np.array([
+        [[8, 8, 8], [14, 20, 14]],
+        [[11, 10, 3], [11, 18, 19]],
+        [[16, 8, 0], [6, 20, 22]],
+    ]) / 12
+    np.testing.assert_allclose(prp_joint(stats), by_hand)
+    # Mass is conserved: document frequency and |Tr| unchanged.
+    np.testing.assert_allclose(prp_joint(stats)[:, 0].sum(axis=1), [2, 2, 2])
+    np.testing.assert_allclose(prp_joint(stats).sum(axis=(1, 2)), 6)
+    expected = [_information_gain_by_entropies(t) for t in by_hand]
+    np.testing.assert_allclose(prp_scores(stats), expected)
+    np.testing.assert_allclose(expected, [0.00328158, 0.04955336, 0.22481269], atol=1e-8)
+    # Adjacent ranks (f1) now beat ranks 1 and 3 (f0), which plain information gain cannot tell apart.
     plain = prp_scores(stats, spread=0.5)
     assert plain[0] == pytest.approx(plain[1])
-    assert prp_order(stats, spread=0.5).tolist() == [2, 0, 1]
-    # Redistribution, by hand: P'(f0 | r) = [1/3, 1/4, 1/3], P'(f1 | r) = [1/2, 3/8, 1/6]
+    assert prp_order(stats).tolist() == [2, 1, 0]
+    assert feature_order("PRP", stats).tolist() == [2, 1, 0]
+
+
+def test_prp_average_weights_are_the_earlier_smoothing():
+    # f0 in ranks 1 and 3, f1 in ranks 1 and 2, f2 only in rank 1 (two documents each)
+    stats = rank_stats(_presence({0: [0, 4], 1: [0, 2], 2: [0, 1]}), LABELS, ranks=RANKS)
+    # Smoothing, by hand: P'(f0 | r) = [1/3, 1/4, 1/3], P'(f1 | r) = [1/2, 3/8, 1/6]
     redistributed = np.array([[1 / 3, 1 / 4, 1 / 3], [1 / 2, 3 / 8, 1 / 6]])
     prior = np.full(3, 1 / 3)
     p_t = redistributed @ prior
@@ -130,8 +167,11 @@ def test_prp_prefers_features_spread_over_adjacent_ranks():
         - (1 - p_t[k]) * cond_entropy((1 - redistributed[k]) * prior / (1 - p_t[k]))
         for k in range(2)
     ]
-    np.testing.assert_allclose(prp_scores(stats)[:2], by_hand)
-    assert prp_order(stats).tolist() == [2, 1, 0]
+    np.testing.assert_allclose(prp_scores(stats, weights="average")[:2], by_hand)
+    assert prp_order(stats, weights="average").tolist() == [2, 1, 0]
+    assert not np.allclose(prp_scores(stats, weights="average"), prp_scores(stats))
+    with pytest.raises(ValueError, match="unknown PRP weights"):
+        prp_scores(stats, weights="even")
 
 
 def test_every_method_returns_a_permutation(stats):

@@ -148,3 +148,50 @@ def test_mae_macro_with_a_rare_class_and_gaps_in_the_labels(dtype):
         for i in idx
     ]
     np.testing.assert_allclose(batch, expected, rtol=1e-12)
+
+
+def _ordinal_record(tmp_path, name, system, y_true, y_pred, xi):
+    """A run record on a review set; ``xi`` a column of levels (NaN: none), or absent for the baselines table."""
+    ids = [f"r-{i % 300}" for i in range(len(y_true))]  # the same 300 test reviews at every level
+    preds = pd.DataFrame({"id": ids, "y_true": y_true, "y_pred": y_pred})
+    if xi is not None:
+        preds.insert(1, "xi", xi)
+    ppath = tmp_path / f"{name}.predictions.parquet"
+    preds.to_parquet(ppath, index=False)
+    rows = [{"dataset": "reviews_hotel", "split": "test", "metric": "mae_macro",
+             "value": float(macro_averaged_mean_absolute_error(y_true, y_pred))}]
+    record = {"run_key": make_run_key("ordinal", "reviews_hotel", system, {"name": name}), "paper": "ordinal",
+              "dataset": "reviews_hotel", "system": system, "params": {}, "rows": rows,
+              "metrics": flat_metrics(rows), "curves": {}, "timings": {}, "provenance": {}, "predictions": str(ppath)}
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(record))
+    return path
+
+
+def test_ordinal_methods_are_compared_with_figure_1_triv_and_ffs(tmp_path):
+    rng = np.random.default_rng(9)
+    y_true = rng.choice([1, 2, 3, 4, 5], size=300, p=[0.05, 0.1, 0.1, 0.3, 0.45])
+    near = lambda: np.clip(y_true + rng.integers(-1, 2, 300), 1, 5)  # noqa: E731
+    method = pd.concat([pd.Series(near()), pd.Series(near())], ignore_index=True).to_numpy()
+    records = [
+        # The baselines table's Triv on the same set: the majority class (5 stars), no level column.
+        _ordinal_record(tmp_path, "baselines-triv", "Triv", y_true, np.full(300, 5), None),
+        # Figure 1's Triv: every review 3 stars, no level (NaN).
+        _ordinal_record(tmp_path, "triv", "Triv", y_true, np.full(300, 3), np.nan),
+        _ordinal_record(tmp_path, "ffs", "FFS", y_true, near(), 1.0),
+        _ordinal_record(tmp_path, "var_idf", "Var*IDF", np.r_[y_true, y_true], method, np.repeat([0.1, 0.3], 300)),
+    ]
+    sig = compare_systems(records, ordinal_xi=[0.1, 0.3], resamples=200, seed=0)
+    assert sorted(zip(sig["xi"], sig["system_a"], sig["system_b"])) == [
+        (0.1, "Var*IDF", "FFS"), (0.1, "Var*IDF", "Triv"), (0.3, "Var*IDF", "FFS"), (0.3, "Var*IDF", "Triv")
+    ]
+    triv = sig[sig["system_b"] == "Triv"]
+    # MAE^M of "every review 3 stars" is (2 + 1 + 0 + 1 + 2) / 5 whatever the class sizes.
+    np.testing.assert_allclose(triv["value_b"], 1.2)
+    ffs = sig[sig["system_b"] == "FFS"]
+    ffs_value = macro_averaged_mean_absolute_error(y_true, pd.read_parquet(tmp_path / "ffs.predictions.parquet")["y_pred"])
+    np.testing.assert_allclose(ffs["value_b"], ffs_value)
+    np.testing.assert_allclose(
+        sig.set_index(["xi", "system_b"]).loc[(0.3, "Triv"), "value_a"],
+        macro_averaged_mean_absolute_error(y_true, method[300:]),
+    )

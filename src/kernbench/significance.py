@@ -4,7 +4,8 @@
 * ``fisher`` (Table 1): every pair of systems on each category, test average precision;
 * ``ordinal`` (Figure 1): each new feature-selection method against each
   baseline (FFS, the full feature set, and Triv) on each dataset at a few
-  reduction levels, test MAE^M.
+  reduction levels, test MAE^M. The baselines are those of Figure 1 (Triv:
+  every review 3 stars), not the baselines table's runs on the same sets.
 
 Each comparison is :func:`kernbench.uncertainty.paired_comparison`: the
 difference with its paired bootstrap interval and p-value (and McNemar's for
@@ -40,21 +41,48 @@ def _items(record: dict) -> pd.DataFrame:
 
 
 def _collect(record_paths) -> dict:
-    """``{(paper, dataset, xi, system): [test items of each seed]}`` (dataset = category for Reuters)."""
+    """``{(paper, dataset, xi, system): [test items of each seed]}`` (dataset = category for Reuters).
+
+    Ordinal records count only when their predictions carry the reduction
+    level ``xi`` (the Figure 1 runs); the baselines table's runs on the same
+    review sets (another ``Triv``: the majority class) are left out. A Figure 1
+    run without a level (Triv, every review 3 stars) is keyed ``xi = None``.
+    """
     found: dict = {}
     for path in record_paths:
         record = load_record(path)
         if record["paper"] not in COMPARISONS or not record.get("predictions"):
             continue
         items = _items(record)
+        if record["paper"] == "ordinal" and "xi" not in items:
+            continue
         groups = [((record["dataset"], None), items)]
         if "category" in items:
             groups = [((c, None), g) for c, g in items.groupby("category", sort=True)]
         elif "xi" in items:
-            groups = [((record["dataset"], float(x)), g) for x, g in items.groupby("xi", sort=True)]
+            groups = [
+                ((record["dataset"], None if pd.isna(x) else float(x)), g)
+                for x, g in items.groupby("xi", sort=True, dropna=False)
+            ]
         for (dataset, xi), g in groups:
             found.setdefault((record["paper"], dataset, xi, record["system"]), []).append(g)
     return found
+
+
+def _ordinal_baseline(found: dict, dataset: str, system: str, xi: float):
+    """Items of an ordinal baseline for the comparisons at level ``xi``.
+
+    The run at that level if there is one, else the run without a level
+    (Triv), else the run at its only level (FFS, at 1.0); None otherwise.
+    """
+    levels = {x: parts for (pp, d, x, s), parts in found.items() if (pp, d, s) == ("ordinal", dataset, system)}
+    if xi in levels:
+        return levels[xi]
+    if None in levels:
+        return levels[None]
+    if len(levels) == 1:
+        return next(iter(levels.values()))
+    return None
 
 
 def _stack(parts: list, ids: np.ndarray, column: str) -> np.ndarray:
@@ -80,7 +108,6 @@ def compare_systems(record_paths, *, ordinal_xi, resamples: int, seed: int) -> p
         (MAE^M in stars), sorted.
     """
     found = _collect(record_paths)
-    sorted_found = sorted(found.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or -1.0, kv[0][3]))
     cells: dict = {}
     for (paper, dataset, xi, system), parts in found.items():
         cells.setdefault((paper, dataset, xi), {})[system] = parts
@@ -91,11 +118,8 @@ def compare_systems(record_paths, *, ordinal_xi, resamples: int, seed: int) -> p
         if paper == "ordinal":
             if xi is None or not np.isclose(xi, ordinal_xi).any():
                 continue
-            # A baseline run at one level only (the full feature set) serves every level.
-            baselines = {
-                b: systems.get(b) or next((p for (pp, d, _, s), p in sorted_found if (pp, d, s) == (paper, dataset, b)), None)
-                for b in ORDINAL_BASELINES
-            }
+            # Triv (no level) and FFS (run at 1.0 only) serve every level.
+            baselines = {b: _ordinal_baseline(found, dataset, b, xi) for b in ORDINAL_BASELINES}
             baselines = {b: p for b, p in baselines.items() if p is not None}
             methods = sorted(set(systems) - set(ORDINAL_BASELINES))
             pairs = [(m, b) for m in methods for b in sorted(baselines)]

@@ -16,6 +16,7 @@ if ORDINAL_DATASETS:
     TABLE_MD_SUBSET["ordinal"] = {"xi": config["ordinal"]["table_xi"]}
     EXTRA_TARGETS.extend(f"{RESULTS}/figures/ordinal_{d}.png" for d in ORDINAL_DATASETS)
     EXTRA_TARGETS.extend(f"{RESULTS}/tables/ordinal_claims.{ext}" for ext in ("csv", "md"))
+    SENSITIVITY_PARTS.append(f"{RESULTS}/sensitivity/ordinal/ordinal.prp_weights.csv")
 
 
 rule ordinal_run:
@@ -74,10 +75,16 @@ rule ordinal_claims:
     input:
         records=[r for d in ORDINAL_DATASETS for r in ORDINAL_RECORDS[d]],
     output:
-        csv=f"{RESULTS}/tables/ordinal_claims.csv",
+        csv=report(
+            f"{RESULTS}/tables/ordinal_claims.csv",
+            caption="../report/ordinal_claims.rst",
+            category="Ordinal feature selection (Figure 1)",
+        ),
         md=f"{RESULTS}/tables/ordinal_claims.md",
     params:
         settings=json.dumps(config["ordinal"]["claims"], sort_keys=True),
+        resamples=config["uncertainty"]["resamples"],
+        seed=config["seed"],
     log:
         f"{LOGS}/tables/ordinal_claims.log",
     conda:
@@ -88,4 +95,30 @@ rule ordinal_claims:
         runtime=5,
     shell:
         "kernbench ordinal-claims --records {input.records:q} --params {params.settings:q} "
-        "--csv {output.csv:q} --md {output.md:q} > {log} 2>&1"
+        "--resamples {params.resamples} --seed {params.seed} --csv {output.csv:q} --md {output.md:q} > {log} 2>&1"
+
+
+# Sensitivity of the ordinal table to the PRP weights: the other weighting, at the compared levels only.
+rule ordinal_sensitivity_prp_weights:
+    input:
+        records=[f"{RESULTS}/runs/ordinal/{d}/featsel/{SLUGS['PRP']}.json" for d in ORDINAL_DATASETS],
+        prepared=[f"{RESULTS}/prepared/{d}.parquet" for d in ORDINAL_DATASETS],
+    output:
+        f"{RESULTS}/sensitivity/ordinal/ordinal.prp_weights.csv",
+    params:
+        levels=json.dumps(config["uncertainty"]["ordinal_xi"]),
+        resamples=config["uncertainty"]["resamples"],
+    log:
+        f"{LOGS}/sensitivity/ordinal/ordinal.prp_weights.log",
+    benchmark:
+        f"{LOGS}/sensitivity/ordinal/ordinal.prp_weights.benchmark.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+    shell:
+        "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} "
+        "kernbench ordinal-sensitivity --records {input.records:q} --prepared {input.prepared:q} "
+        "--levels {params.levels:q} --resamples {params.resamples} --out {output:q} > {log:q} 2>&1"

@@ -1,4 +1,5 @@
-"""``kernbench ordinal-run | ordinal-figure | ordinal-claims``: the feature-selection experiment of Baccianella et al."""
+"""``kernbench ordinal-run | ordinal-figure | ordinal-claims | ordinal-sensitivity``: the feature-selection experiment
+of Baccianella et al."""
 
 from __future__ import annotations
 
@@ -77,21 +78,65 @@ def _cmd_figure(args) -> None:
 
 
 def _cmd_claims(args) -> None:
+    from kernbench.errors import DataError
     from kernbench.fileio import write_text_atomic
-    from kernbench.ordinal.claims import curves_from_records, evaluate_claims
+    from kernbench.ordinal.claims import evaluate_claims, items_from_records, rules_text
 
     settings = json.loads(args.params)
-    claims = evaluate_claims(
-        curves_from_records(args.records),
-        superior_range=tuple(settings["superior_range"]),
-        win_fraction=settings["win_fraction"],
-        stable_range=tuple(settings["stable_range"]),
-        stability_tolerance=settings["stability_tolerance"],
-        ffs_range=tuple(settings["ffs_range"]),
-    )
+    rules = {
+        key: settings[key]
+        for key in ("stability_tolerance", "alpha", "yes_share", "partly_share", "stable_share")
+    }
+    try:
+        items = items_from_records(args.records)
+        claims = evaluate_claims(
+            items,
+            resamples=args.resamples,
+            seed=args.seed,
+            superior_range=tuple(settings["superior_range"]),
+            stable_range=tuple(settings["stable_range"]),
+            ffs_range=tuple(settings["ffs_range"]),
+            **rules,
+        )
+    except (KeyError, ValueError) as exc:
+        raise DataError(f"ordinal-claims: {exc}") from exc
     write_text_atomic(args.csv, claims.to_csv(index=False, lineterminator="\n"))
-    write_text_atomic(args.md, claims.to_markdown(index=False) + "\n")
+    write_text_atomic(args.md, claims.to_markdown(index=False) + "\n\nRules: " + rules_text(**rules) + "\n")
     log.info("claims: %s", claims[["dataset", "claim", "answer"]].to_dict("records"))
+
+
+def _cmd_sensitivity(args) -> None:
+    import pandas as pd
+
+    from kernbench.errors import DataError
+    from kernbench.ordinal.sensitivity import prp_weights_rows
+    from kernbench.records import load_record
+    from kernbench.sensitivity import write_rows
+
+    if len(args.records) != len(args.prepared):
+        raise DataError(f"--records ({len(args.records)}) and --prepared ({len(args.prepared)}) differ in length")
+    levels = json.loads(args.levels)
+    rows = []
+    started = time.perf_counter()
+    for record_path, prepared in zip(args.records, args.prepared):
+        record = load_record(record_path)
+        if record["system"] != "PRP":
+            raise DataError(f"{record_path}: a PRP run record is needed, not {record['system']!r}")
+        settings = {k: v for k, v in record["params"].items() if k not in ("seed", "profile", "chosen")}
+        try:
+            rows += prp_weights_rows(
+                pd.read_parquet(prepared),
+                dataset=record["dataset"],
+                default_predictions=pd.read_parquet(record["predictions"]),
+                settings=settings,
+                levels=levels,
+                resamples=args.resamples,
+                seed=record["params"]["seed"],
+            )
+        except (KeyError, ValueError) as exc:
+            raise DataError(f"{record_path}: {exc}") from exc
+    write_rows(rows, args.out)
+    log.info("%s: %d rows, %.1f s", args.out, len(rows), time.perf_counter() - started)
 
 
 def register(subparsers) -> None:
@@ -113,6 +158,18 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("ordinal-claims", help="answer the paper's three claims from the run records")
     p.add_argument("--records", nargs="+", required=True)
     p.add_argument("--params", required=True, help="JSON: the ordinal.claims config block")
+    p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples of each paired comparison")
+    p.add_argument("--seed", type=int, required=True)
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
     p.set_defaults(func=_cmd_claims)
+
+    p = subparsers.add_parser(
+        "ordinal-sensitivity", help="sensitivity rows: PRP under the other weights at a few levels (ordinal.prp_weights)"
+    )
+    p.add_argument("--records", nargs="+", required=True, help="run records of the PRP jobs (default weights)")
+    p.add_argument("--prepared", nargs="+", required=True, help="prepared datasets, in the order of --records")
+    p.add_argument("--levels", required=True, help="JSON list of reduction levels compared")
+    p.add_argument("--resamples", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_cmd_sensitivity)

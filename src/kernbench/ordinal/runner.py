@@ -130,6 +130,14 @@ def mae_macro(y_true, y_pred) -> float:
     return float(np.mean([np.abs(y_pred[y_true == r] - r).mean() for r in ranks]))
 
 
+def _score_settings(settings: dict) -> dict:
+    return {
+        "epsilon": settings["epsilon"],
+        "prp_spread": settings["prp_spread"],
+        "prp_weights": settings["prp_weights"],
+    }
+
+
 def _curve(order, levels, x_train, y_train, x_eval, y_eval, settings, seed):
     values, predictions = [], []
     for xi in levels:
@@ -152,7 +160,7 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
         ``FFS``, ``Triv`` or one of :data:`kernbench.ordinal.SELECTION_METHODS`.
     settings : dict
         The ``ordinal`` config block (``levels``, ``a_grid``, ``C``,
-        ``svr_epsilon``, ``max_iter``, ``epsilon``, ``prp_spread``, ``min_df``,
+        ``svr_epsilon``, ``max_iter``, ``epsilon``, ``prp_spread``, ``prp_weights``, ``min_df``,
         ``sublinear_tf``).
     seed : int
         Solver seed.
@@ -208,9 +216,7 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
         y_train, y_dev = train["label"].to_numpy(dtype=float), dev["label"].to_numpy(dtype=int)
         means = []
         for candidate in settings["a_grid"]:
-            order = feature_order(
-                system, stats, a=float(candidate), epsilon=settings["epsilon"], prp_spread=settings["prp_spread"]
-            )
+            order = feature_order(system, stats, a=float(candidate), **_score_settings(settings))
             values, _ = _curve(order, levels, x_train, y_train, x_dev, y_dev, settings, seed)
             curves[f"dev.mae_macro.a_{float(candidate):g}"] = values
             means.append(float(np.mean(values)))
@@ -221,7 +227,7 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
 
     started = time.perf_counter()
     stats = rank_stats(x_full, y_full)
-    order = feature_order(system, stats, a=a, epsilon=settings["epsilon"], prp_spread=settings["prp_spread"])
+    order = feature_order(system, stats, a=a, **_score_settings(settings))
     timings["score"] = time.perf_counter() - started
     started = time.perf_counter()
     values, predicted = _curve(order, levels, x_full, y_full.astype(float), x_test, y_test, settings, seed)

@@ -176,37 +176,80 @@ def rr_var_order(stats: RankStats) -> np.ndarray:
     return _grouped_round_robin(-stats.var, stats.closest_rank, len(stats.ranks))
 
 
-def prp_scores(stats: RankStats, *, spread: float = 2.0) -> np.ndarray:
-    """``PRP`` scores: information gain on redistributed class-conditional probabilities (Mukras et al., 2007).
+#: Values of ``ordinal.run.prp_weights``: the redistribution of probability mass (default) and the
+#: earlier smoothing of class-conditional probabilities, kept for the sensitivity table.
+PRP_WEIGHTS = ("redistribute", "average")
 
-    The probability re-distribution procedure makes a feature that is spread
-    over *similar* (neighbouring) ranks look as informative as one that is
-    concentrated on a single rank, before ordinary multi-class information
-    gain ranks the features:
 
-    1. ``P(t_k | r_i) = #(t_k, r_i) / |Tr_i|``;
-    2. ``P'(t_k | r_j) = sum_i w_ij P(t_k | r_i)`` with the inter-class
-       similarity ``s_ij = max(0, 1 - |i - j| / spread)`` normalised to
-       ``w_ij = s_ij / sum_i s_ij`` (with the default ``spread = 2``: weight
-       1 for the rank itself, 1/2 for each adjacent rank, 0 further away);
-    3. ``Score(t_k) = IG(t_k, R)`` computed from the joint distribution
-       ``P'(t_k, r_j) = P'(t_k | r_j) P(r_j)``,
-       ``P'(not t_k, r_j) = (1 - P'(t_k | r_j)) P(r_j)``.
+def rank_similarity(n_ranks: int, spread: float = 2.0) -> np.ndarray:
+    """Inter-class similarity of an ordinal scale: ``s_ij = max(0, 1 - |i - j| / spread)``.
+
+    With ``spread = 2`` a rank is fully similar to itself, half to each
+    adjacent rank and not at all to ranks further away.
     """
-    n = len(stats.ranks)
-    distance = np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])
-    similarity = np.maximum(0.0, 1.0 - distance / spread)
-    weights = similarity / similarity.sum(axis=0, keepdims=True)
-    conditional = stats.counts / stats.class_sizes[None, :]
-    redistributed = conditional @ weights
-    prior = stats.class_sizes / stats.n_docs
-    joint = np.stack([redistributed * prior, (1.0 - redistributed) * prior], axis=1)
-    return information_gain(joint)
+    distance = np.abs(np.arange(n_ranks)[:, None] - np.arange(n_ranks)[None, :])
+    return np.maximum(0.0, 1.0 - distance / spread)
 
 
-def prp_order(stats: RankStats, *, spread: float = 2.0) -> np.ndarray:
+def prp_joint(stats: RankStats, *, spread: float = 2.0) -> np.ndarray:
+    """Feature/rank joint counts after the probability re-distribution (Mukras et al., 2007).
+
+    Each rank ``r_i`` hands its mass on to the ranks similar to it, in
+    proportion to :func:`rank_similarity` and without creating or losing
+    mass: ``w_ij = s_ij / sum_j s_ij`` (each row of ``W`` sums to 1). The
+    presence counts ``#(t_k, r_i)`` and the absence counts
+    ``|Tr_i| - #(t_k, r_i)`` are redistributed alike, ``N' = N W``, so the
+    result is again a joint distribution of (presence, rank) with the same
+    document frequency ``#(t_k)`` and the same ``|Tr|``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_features, 2, n_ranks)
+        ``[:, 0, j]`` redistributed presence, ``[:, 1, j]`` redistributed absence in rank ``r_j``.
+    """
+    similarity = rank_similarity(len(stats.ranks), spread)
+    weights = similarity / similarity.sum(axis=1, keepdims=True)
+    present = stats.counts
+    absent = stats.class_sizes[None, :] - stats.counts
+    return np.stack([present @ weights, absent @ weights], axis=1)
+
+
+def prp_scores(stats: RankStats, *, spread: float = 2.0, weights: str = "redistribute") -> np.ndarray:
+    """``PRP`` scores: information gain after the probability re-distribution procedure (Mukras et al., 2007).
+
+    The procedure makes a feature that is spread over *similar*
+    (neighbouring) ranks look more informative than one spread over
+    dissimilar ranks, before ordinary multi-class information gain ranks the
+    features: ``Score(t_k) = IG(t_k, R)`` on the redistributed joint
+    distribution.
+
+    ``weights="redistribute"`` (default): each rank's probability mass is
+    shared out among similar ranks, mass-conserving (:func:`prp_joint`).
+    This follows what Mukras et al.'s abstract states (feature distributions
+    revised by inter-class similarity, then information gain); their exact
+    formula and similarity values were not available, so the similarity of
+    :func:`rank_similarity` is kernbench's (README, "PRP definition").
+
+    ``weights="average"`` (the earlier kernbench weights): the class-conditional
+    ``P(t_k | r_j) = #(t_k, r_j) / |Tr_j|`` is replaced by its similarity-weighted
+    average over the ranks, ``P'(t_k | r_j) = sum_i w_ij P(t_k | r_i)`` with
+    ``w_ij = s_ij / sum_i s_ij`` (normalised over the *giving* ranks), and the
+    joint is ``P'(t_k | r_j) P(r_j)``, ``(1 - P'(t_k | r_j)) P(r_j)``.
+    """
+    if weights == "redistribute":
+        return information_gain(prp_joint(stats, spread=spread))
+    if weights == "average":
+        similarity = rank_similarity(len(stats.ranks), spread)
+        w = similarity / similarity.sum(axis=0, keepdims=True)
+        redistributed = (stats.counts / stats.class_sizes[None, :]) @ w
+        prior = stats.class_sizes / stats.n_docs
+        return information_gain(np.stack([redistributed * prior, (1.0 - redistributed) * prior], axis=1))
+    raise ValueError(f"unknown PRP weights {weights!r}; expected one of {list(PRP_WEIGHTS)}")
+
+
+def prp_order(stats: RankStats, *, spread: float = 2.0, weights: str = "redistribute") -> np.ndarray:
     """``PRP``: features by decreasing :func:`prp_scores`."""
-    return order_by_score(prp_scores(stats, spread=spread))
+    return order_by_score(prp_scores(stats, spread=spread, weights=weights))
 
 
 # --- the four new methods ----------------------------------------------------------------------
@@ -306,7 +349,13 @@ def rr_nc_idf_order(stats: RankStats, *, a: float, epsilon: float = 0.1) -> np.n
 
 
 def feature_order(
-    method: str, stats: RankStats, *, a: float | None = None, epsilon: float = 0.1, prp_spread: float = 2.0
+    method: str,
+    stats: RankStats,
+    *,
+    a: float | None = None,
+    epsilon: float = 0.1,
+    prp_spread: float = 2.0,
+    prp_weights: str = "redistribute",
 ) -> np.ndarray:
     """Ordering of all features by one of the seven selection methods.
 
@@ -321,7 +370,9 @@ def feature_order(
     epsilon : float
         Smoothing of Eq. 1 and Eq. 2.
     prp_spread : float
-        Reach of the PRP redistribution (see :func:`prp_scores`).
+        Reach of the PRP redistribution (see :func:`rank_similarity`).
+    prp_weights : str
+        ``redistribute`` or ``average`` (see :func:`prp_scores`).
 
     Returns
     -------
@@ -331,7 +382,7 @@ def feature_order(
     plain = {
         "Var": var_order,
         "RR(Var)": rr_var_order,
-        "PRP": lambda s: prp_order(s, spread=prp_spread),
+        "PRP": lambda s: prp_order(s, spread=prp_spread, weights=prp_weights),
         "RR(IGOR)": rr_igor_order,
     }
     with_a = {"Var*IDF": var_idf_order, "RR(Var*IDF)": rr_var_idf_order, "RR(NC*IDF)": rr_nc_idf_order}
