@@ -13,22 +13,14 @@ FISHER_SENSITIVITY_SYSTEMS = {
 SENSITIVITY_PARTS.extend(f"{RESULTS}/sensitivity/fisher/fisher.{choice}.csv" for choice in FISHER_SENSITIVITY_SYSTEMS)
 
 
-def fisher_sensitivity_records(wildcards):
-    systems = FISHER_SENSITIVITY_SYSTEMS[wildcards.choice]
-    return expand(FISHER_RECORD, system=systems, category=FISHER["categories"])
-
-
-def fisher_sensitivity_features(wildcards):
-    if wildcards.choice != "loss":
-        return []
-    return expand(rules.fisher_features.output.features, system=FISHER_SENSITIVITY_SYSTEMS["loss"])
-
-
 rule fisher_sensitivity:
     input:
         prepared=prepared("reuters"),
-        records=fisher_sensitivity_records,
-        features=fisher_sensitivity_features,
+        records=lambda w: expand(FISHER_RECORD, system=FISHER_SENSITIVITY_SYSTEMS[w.choice], category=FISHER["categories"]),
+        # loss re-uses the main feature caches; the other choices build their alternatives' features
+        features=lambda w: expand(rules.fisher_features.output.features, system=FISHER_SENSITIVITY_SYSTEMS["loss"])
+        if w.choice == "loss"
+        else [],
     output:
         f"{RESULTS}/sensitivity/fisher/fisher.{{choice}}.csv",
     params:
