@@ -11,6 +11,7 @@ from sklearn.metrics import average_precision_score, precision_score, recall_sco
 
 from kernbench.cli import main
 from kernbench.experiments.fisher import SYSTEMS, build_features, load_features, select_documents
+from kernbench.metrics import thresholded_average_precision
 
 PARAMS = {
     "documents": "all",
@@ -132,12 +133,16 @@ def test_commands_write_cache_record_and_figure(prepared, tmp_path):
     record = json.loads(record_path.read_text())
     assert record["paper"] == "fisher" and record["dataset"] == "reuters" and record["system"] == "FSA-ln"
     rows = {r["metric"]: r for r in record["rows"]}
-    assert set(rows) == {"average_precision", "precision", "recall", "f1"}
+    assert set(rows) == {"average_precision", "average_precision_ranking", "precision", "recall", "f1"}
     assert all(r["dataset"] == "grain" and r["split"] == "test" for r in rows.values())
     predictions = pd.read_parquet(predictions_path)
-    assert rows["average_precision"]["value"] == pytest.approx(
+    assert rows["average_precision_ranking"]["value"] == pytest.approx(
         average_precision_score(predictions["y_true"], predictions["score"])
     )
+    assert rows["average_precision"]["value"] == pytest.approx(
+        thresholded_average_precision(predictions["y_true"], predictions["score"])
+    )
+    assert record["params"]["c"] == 1.0 and "c_cv" not in record["params"]  # c fixed in PARAMS
     assert rows["precision"]["value"] == pytest.approx(precision_score(predictions["y_true"], predictions["y_pred"]))
     assert rows["recall"]["value"] == pytest.approx(recall_score(predictions["y_true"], predictions["y_pred"]))
     assert rows["average_precision"]["value"] > 0.9  # the two topics use disjoint words
@@ -240,3 +245,21 @@ def test_category_without_training_positives_is_a_clear_error(prepared, tmp_path
     )
     assert code == 1
     assert "all out of the category" in capsys.readouterr().err
+
+
+def test_features_command_chooses_c_by_cross_validation_and_the_record_keeps_it(prepared, tmp_path):
+    cache, info = tmp_path / "f.npz", tmp_path / "f.json"
+    cv = {**PARAMS, "c": "cv", "c_grid": [1, 100], "cv_folds": 3, "categories": ["grain", "money-fx"], **SVM}
+    args = ["fisher-features", "--system", "ngram-ln", "--prepared", str(prepared), "--params", json.dumps(cv),
+            "--seed", "5", "--out", str(cache), "--info", str(info)]
+    assert main(args) == 0
+    built = json.loads(info.read_text())
+    assert built["c"] in (1.0, 100.0) and built["c_cv"]["grid"] == [1.0, 100.0]
+    assert set(built["c_cv"]["scores"]) == {"1", "100"}
+    record = tmp_path / "r.json"
+    assert main(["fisher-svm", "--system", "ngram-ln", "--category", "grain", "--prepared", str(prepared),
+                 "--features", str(cache), "--features-info", str(info), "--params", json.dumps(SVM), "--seed", "5",
+                 "--profile", "smoke", "--record", str(record), "--predictions", str(tmp_path / "p.parquet")]) == 0
+    params = json.loads(record.read_text())["params"]
+    assert params["c"] == built["c"] and params["c_cv"]["scores"] == built["c_cv"]["scores"]
+    assert "c" not in params["features"]

@@ -11,6 +11,7 @@ from imblearn.metrics import macro_averaged_mean_absolute_error
 from scipy import stats
 from sklearn import metrics as skm
 
+from kernbench.metrics import precision_at_positive_predictions, thresholded_average_precision
 from kernbench.records import flat_metrics, make_run_key
 from kernbench.significance import compare_systems
 from kernbench.tables import build_table, load_paper_values, to_markdown
@@ -25,18 +26,21 @@ LIBRARY = {
     "precision": lambda t, p: skm.precision_score(t, p, zero_division=0),
     "recall": lambda t, p: skm.recall_score(t, p, zero_division=0),
     "f1": lambda t, p: skm.f1_score(t, p, zero_division=0),
-    "average_precision": skm.average_precision_score,
+    "average_precision": thresholded_average_precision,
+    "average_precision_ranking": skm.average_precision_score,
+    "precision_at_positive_predictions": precision_at_positive_predictions,
 }
+RANKING = {"average_precision", "average_precision_ranking", "precision_at_positive_predictions"}
 
 
 @pytest.mark.parametrize("metric", sorted(METRICS))
 def test_vectorised_metrics_equal_the_library_on_every_resample(metric):
     rng = np.random.default_rng(1)
-    binary = metric in {"precision", "recall", "f1", "average_precision"}
+    binary = metric in {"precision", "recall", "f1"} | RANKING
     n = 300
     y_true = rng.integers(0, 2, n).astype(bool) if binary else rng.integers(1, 6, n)
-    if metric == "average_precision":
-        y = np.round(y_true + rng.normal(0, 1.0, n), 1)  # with tied scores
+    if metric in RANKING:
+        y = np.round(y_true + rng.normal(-0.5, 1.0, n), 1)  # decision values with tied scores, some exactly 0
     elif binary:
         y = np.where(rng.random(n) < 0.7, y_true, ~y_true)
     else:
@@ -69,11 +73,11 @@ def test_seed_mean_interval_lies_around_the_seed_mean():
     assert low < mean < high and high - low < 0.1
 
 
-@pytest.mark.parametrize("metric", ["accuracy", "macro_f1", "mae_macro", "average_precision"])
+@pytest.mark.parametrize("metric", ["accuracy", "macro_f1", "mae_macro", "average_precision", "average_precision_ranking"])
 def test_a_system_compared_with_itself(metric):
     rng = np.random.default_rng(4)
     y_true = rng.integers(0, 2, 200)
-    y = y_true + rng.normal(0, 1, 200) if metric == "average_precision" else rng.integers(0, 2, 200)
+    y = y_true + rng.normal(0, 1, 200) if metric.startswith("average") else rng.integers(0, 2, 200)
     result = paired_comparison(metric, y_true, y, y, n_resamples=500, seed=0)
     assert result["difference"] == 0.0 and result["ci_low"] == 0.0 and result["ci_high"] == 0.0
     assert result["p_bootstrap"] == 1.0
@@ -195,3 +199,27 @@ def test_ordinal_methods_are_compared_with_figure_1_triv_and_ffs(tmp_path):
         sig.set_index(["xi", "system_b"]).loc[(0.3, "Triv"), "value_a"],
         macro_averaged_mean_absolute_error(y_true, method[300:]),
     )
+
+
+def test_fisher_systems_are_compared_on_both_average_precisions(tmp_path):
+    rng = np.random.default_rng(9)
+    y_true = rng.random(300) < 0.3
+    paths = []
+    for system, noise in (("BoW-TFIDF", 0.5), ("FSA-ln", 1.0)):
+        score = y_true - 0.5 + rng.normal(0, noise, 300)
+        preds = pd.DataFrame({"id": [f"d-{i}" for i in range(300)], "split": "test", "category": "earn",
+                              "y_true": y_true, "score": score, "y_pred": score > 0})
+        ppath = tmp_path / f"{system}.parquet"
+        preds.to_parquet(ppath, index=False)
+        record = {"run_key": make_run_key("fisher", "reuters", system, {}), "paper": "fisher", "dataset": "reuters",
+                  "system": system, "params": {}, "rows": [], "metrics": {}, "curves": {}, "timings": {},
+                  "provenance": {}, "predictions": str(ppath)}
+        path = tmp_path / f"{system}.json"
+        path.write_text(json.dumps(record))
+        paths.append(path)
+    sig = compare_systems(paths, ordinal_xi=[0.1], resamples=200, seed=1).set_index("metric")
+    assert sorted(sig.index) == ["average_precision", "average_precision_ranking"]
+    assert (sig["dataset"] == "earn").all()
+    a = pd.read_parquet(tmp_path / "BoW-TFIDF.parquet")
+    assert sig.loc["average_precision", "value_a"] == pytest.approx(thresholded_average_precision(a.y_true, a.score))
+    assert sig.loc["average_precision_ranking", "value_a"] == pytest.approx(skm.average_precision_score(a.y_true, a.score))

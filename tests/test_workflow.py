@@ -36,6 +36,7 @@ def kernbench(*args):
         ("anygram={lam: 1.5}", "['lam']"),
         ("profile=huge", "huge"),
         ("baselines={C: [], reuters_C: 1, svr_epsilon: 0, min_df: 1, sublinear_tf: false}", "['C']"),
+        ("fisher={c: auto}", "auto"),
     ],
 )
 def test_bad_config_is_rejected_at_start_up_naming_the_key(tmp_path, override, named):

@@ -1,4 +1,15 @@
-"""Evaluation measures, each taken from scikit-learn or imbalanced-learn."""
+"""Evaluation measures: scikit-learn's and imbalanced-learn's, and the Fisher paper's average precision.
+
+Saunders et al. (Section 5) define average precision as "the average of
+precision values obtained when thresholding at each positively classified
+document". :func:`thresholded_average_precision` is that measure (read as:
+over the relevant documents the classifier puts above its threshold);
+:func:`precision_at_positive_predictions` is the other reading (over every
+positively classified document); scikit-learn's ``average_precision_score``
+is the usual average over the whole ranking. In all three a document tied in
+score with others takes the precision at the end of its group of ties (as
+scikit-learn does), so the value does not depend on how ties are ordered.
+"""
 
 from __future__ import annotations
 
@@ -26,26 +37,104 @@ def classification_scores(y_true, y_pred) -> dict[str, float]:
     }
 
 
+def _precision_at_each(y_true: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Precision of the ranking cut just below each item's score: relevant / all items scoring at least as high."""
+    ascending = np.sort(scores)
+    relevant = np.sort(scores[y_true])
+    above = scores.size - np.searchsorted(ascending, scores, side="left")
+    hits = relevant.size - np.searchsorted(relevant, scores, side="left")
+    return hits / above
+
+
+def _mean_precision_over(y_true, scores, threshold: float, *, relevant_only: bool) -> float:
+    y_true = np.asarray(y_true, dtype=bool)
+    scores = np.asarray(scores, dtype=float)
+    if y_true.shape != scores.shape:
+        raise ValueError(f"y_true has shape {y_true.shape} but scores {scores.shape}")
+    if not y_true.any():
+        return float("nan")
+    selected = scores > threshold
+    if relevant_only:
+        selected &= y_true
+    if not selected.any():
+        return 0.0
+    return float(_precision_at_each(y_true, scores)[selected].mean())
+
+
+def thresholded_average_precision(y_true, scores, *, threshold: float = 0.0) -> float:
+    """The Fisher paper's average precision: mean precision at each relevant, positively classified item.
+
+    Items are ranked by score; for every relevant item scoring above
+    ``threshold`` (a true positive of the classifier), take the precision of
+    the ranking cut at that item; average these.
+
+    Parameters
+    ----------
+    y_true : array-like of bool
+        Whether each item is relevant (belongs to the category).
+    scores : array-like of float
+        Decision values (higher = more likely relevant).
+    threshold : float, optional
+        Items scoring strictly above it are positively classified (0: the SVM's).
+
+    Returns
+    -------
+    float
+        NaN if no item is relevant (as for the ranking AP); 0 if the
+        classifier puts no relevant item above the threshold.
+    """
+    return _mean_precision_over(y_true, scores, threshold, relevant_only=True)
+
+
+def precision_at_positive_predictions(y_true, scores, *, threshold: float = 0.0) -> float:
+    """The other reading of the paper's definition: mean precision at every positively classified item.
+
+    As :func:`thresholded_average_precision`, but averaging over every item
+    scoring above ``threshold``, relevant or not.
+
+    Returns
+    -------
+    float
+        NaN if no item is relevant; 0 if no item scores above the threshold.
+    """
+    return _mean_precision_over(y_true, scores, threshold, relevant_only=False)
+
+
 def ranking_scores(y_true, scores, y_pred) -> dict[str, float]:
-    """Non-interpolated average precision of a ranking, plus F1 at the decision threshold.
+    """Average precision (the paper's and over the whole ranking) plus F1 at the decision threshold.
 
     Parameters
     ----------
     y_true : array-like of bool
         Whether each item belongs to the category.
     scores : array-like of float
-        Ranking scores (higher = more likely positive).
+        Decision values (higher = more likely positive), thresholded at 0.
     y_pred : array-like of bool
-        Thresholded decisions.
+        Thresholded decisions; must be ``scores > 0``.
 
     Returns
     -------
     dict
-        ``average_precision`` (NaN if there is no positive item) and ``f1``.
+        ``average_precision`` (:func:`thresholded_average_precision`),
+        ``average_precision_ranking`` (scikit-learn's non-interpolated AP over
+        the whole ranking; both NaN if there is no positive item) and ``f1``.
+
+    Raises
+    ------
+    ValueError
+        If ``y_pred`` is not ``scores > 0``.
     """
     y_true = np.asarray(y_true, dtype=bool)
-    ap = float(average_precision_score(y_true, scores)) if y_true.any() else float("nan")
-    return {"average_precision": ap, "f1": float(f1_score(y_true, y_pred, zero_division=0))}
+    scores = np.asarray(scores, dtype=float)
+    y_pred = np.asarray(y_pred, dtype=bool)
+    if not np.array_equal(y_pred, scores > 0):
+        raise ValueError("ranking_scores: the decisions y_pred must be scores > 0 (decision values thresholded at 0)")
+    ranking = float(average_precision_score(y_true, scores)) if y_true.any() else float("nan")
+    return {
+        "average_precision": thresholded_average_precision(y_true, scores),
+        "average_precision_ranking": ranking,
+        "f1": float(f1_score(y_true, y_pred, zero_division=0)),
+    }
 
 
 def ordinal_scores(y_true, y_pred) -> dict[str, float]:

@@ -1,7 +1,8 @@
 """Paired comparisons between systems on the same test items, from their run records.
 
 * ``anygram`` (Table 3): every pair of systems on each dataset, test accuracy;
-* ``fisher`` (Table 1): every pair of systems on each category, test average precision;
+* ``fisher`` (Table 1): every pair of systems on each category, test average precision (the
+  paper's, thresholded at the SVM's decision, and over the whole ranking);
 * ``ordinal`` (Figure 1): each new feature-selection method against each
   baseline (FFS, the full feature set, and Triv) on each dataset at a few
   reduction levels, test MAE^M. The baselines are those of Figure 1 (Triv:
@@ -23,8 +24,12 @@ import pandas as pd
 from kernbench.records import load_record
 from kernbench.uncertainty import METRICS, paired_comparison
 
-#: paper -> (metric compared, whether systems are compared all-pairs or new-vs-baseline)
-COMPARISONS = {"anygram": "accuracy", "fisher": "average_precision", "ordinal": "mae_macro"}
+#: paper -> metrics compared (each a key of kernbench.uncertainty.METRICS), one row per metric and pair
+COMPARISONS = {
+    "anygram": ("accuracy",),
+    "fisher": ("average_precision", "average_precision_ranking"),
+    "ordinal": ("mae_macro",),
+}
 #: Figure 1's baselines: the full feature set and the trivial classifier.
 ORDINAL_BASELINES = ("FFS", "Triv")
 COLUMNS = [
@@ -113,8 +118,6 @@ def compare_systems(record_paths, *, ordinal_xi, resamples: int, seed: int) -> p
         cells.setdefault((paper, dataset, xi), {})[system] = parts
     rows = []
     for (paper, dataset, xi), systems in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or -1)):
-        metric = COMPARISONS[paper]
-        column = "score" if METRICS[metric][1] else "y_pred"
         if paper == "ordinal":
             if xi is None or not np.isclose(xi, ordinal_xi).any():
                 continue
@@ -131,12 +134,14 @@ def compare_systems(record_paths, *, ordinal_xi, resamples: int, seed: int) -> p
             if ids.size < 2:
                 continue
             truth = systems[a][0].set_index("id").loc[ids, "y_true"].to_numpy()
-            ya, yb = _stack(systems[a], ids, column), _stack(systems[b], ids, column)
-            result = paired_comparison(metric, truth, ya, yb, n_resamples=resamples, seed=seed)
-            rows.append({
-                "paper": paper, "dataset": dataset, "xi": xi, "metric": metric, "system_a": a, "system_b": b,
-                "value_a": float(np.mean([METRICS[metric][0](truth, y) for y in ya])),
-                "value_b": float(np.mean([METRICS[metric][0](truth, y) for y in yb])),
-                **result,
-            })
+            for metric in COMPARISONS[paper]:
+                column = "score" if METRICS[metric][1] else "y_pred"
+                ya, yb = _stack(systems[a], ids, column), _stack(systems[b], ids, column)
+                result = paired_comparison(metric, truth, ya, yb, n_resamples=resamples, seed=seed)
+                rows.append({
+                    "paper": paper, "dataset": dataset, "xi": xi, "metric": metric, "system_a": a, "system_b": b,
+                    "value_a": float(np.mean([METRICS[metric][0](truth, y) for y in ya])),
+                    "value_b": float(np.mean([METRICS[metric][0](truth, y) for y in yb])),
+                    **result,
+                })
     return pd.DataFrame(rows, columns=COLUMNS)

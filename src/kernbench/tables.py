@@ -19,7 +19,9 @@ COLUMNS = [
 KEY = ["dataset", "system", "split", "metric"]
 
 #: Metrics reported in percent, as the papers print them.
-PERCENT_METRICS = {"accuracy", "macro_f1", "average_precision", "f1", "precision", "recall"}
+PERCENT_METRICS = {
+    "accuracy", "macro_f1", "average_precision", "average_precision_ranking", "f1", "precision", "recall",
+}
 
 DECIMALS = 4
 

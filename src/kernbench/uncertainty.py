@@ -101,11 +101,12 @@ def _f1(y_true, y_pred):
     return np.divide(2.0 * tp, 2 * tp + fp + fn, out=np.zeros(tp.shape), where=2 * tp + fp + fn > 0)
 
 
-def _average_precision(y_true, score):
-    # scikit-learn's non-interpolated AP: each positive scores the precision at the end of its group of
-    # tied scores; NaN without a positive item.
+def _ranked_precision(y_true, score):
+    """Items sorted by decreasing score: relevance, score, and the precision at the end of each item's tie group."""
     truth, score = np.atleast_2d(y_true).astype(bool), np.atleast_2d(np.asarray(score, dtype=float))
-    order = np.argsort(-score, axis=-1, kind="stable")
+    # The order within a group of ties does not matter (each member takes the precision at the group's end),
+    # so the faster unstable sort will do.
+    order = np.argsort(-score, axis=-1)
     hits = np.take_along_axis(truth, order, -1)
     ranked = np.take_along_axis(score, order, -1)
     n = truth.shape[-1]
@@ -115,9 +116,32 @@ def _average_precision(y_true, score):
     positions = np.where(group_end, np.arange(n), n)
     end = np.minimum.accumulate(positions[..., ::-1], axis=-1)[..., ::-1]
     precision = np.take_along_axis(tp / np.arange(1, n + 1), end, -1)
-    n_pos = tp[..., -1]
-    ap = np.where(n_pos > 0, (precision * hits).sum(axis=-1) / np.maximum(n_pos, 1), np.nan)
-    return ap if np.ndim(y_true) > 1 else ap[0]
+    return hits, ranked, precision, tp[..., -1]
+
+
+def _mean_precision(y_true, score, selected_of):
+    # Mean precision over the selected items; NaN without a relevant item, 0 when nothing is selected.
+    hits, ranked, precision, n_pos = _ranked_precision(y_true, score)
+    selected = selected_of(hits, ranked)
+    count = selected.sum(axis=-1)
+    mean = np.where(count > 0, (precision * selected).sum(axis=-1) / np.maximum(count, 1), 0.0)
+    value = np.where(n_pos > 0, mean, np.nan)
+    return value if np.ndim(y_true) > 1 else value[0]
+
+
+def _average_precision_ranking(y_true, score):
+    # scikit-learn's non-interpolated AP over the whole ranking.
+    return _mean_precision(y_true, score, lambda hits, ranked: hits)
+
+
+def _average_precision(y_true, score):
+    # The Fisher paper's AP (kernbench.metrics.thresholded_average_precision): relevant items scoring above 0.
+    return _mean_precision(y_true, score, lambda hits, ranked: hits & (ranked > 0))
+
+
+def _precision_at_positive_predictions(y_true, score):
+    # The other reading (kernbench.metrics.precision_at_positive_predictions): every item scoring above 0.
+    return _mean_precision(y_true, score, lambda hits, ranked: ranked > 0)
 
 
 #: metric -> (statistic of (y_true, y) over the last axis, vectorised over leading axes; whether y is a score)
@@ -130,11 +154,13 @@ METRICS = {
     "recall": (_recall, False),
     "f1": (_f1, False),
     "average_precision": (_average_precision, True),
+    "average_precision_ranking": (_average_precision_ranking, True),
+    "precision_at_positive_predictions": (_precision_at_positive_predictions, True),
 }
 
 
 def metric_value(metric: str, y_true, y) -> float:
-    """The metric of one sample (``y``: predictions, or scores for ``average_precision``)."""
+    """The metric of one sample (``y``: predictions, or scores for the ranking metrics)."""
     return float(METRICS[metric][0](np.asarray(y_true), np.asarray(y)))
 
 
@@ -151,7 +177,7 @@ def bootstrap_interval(metric: str, y_true, ys, *, n_resamples: int, seed: int) 
         One of :data:`METRICS`.
     y_true : array-like of shape (n,)
     ys : array-like of shape (n,) or (n_seeds, n)
-        Predictions (scores for ``average_precision``); several rows are the
+        Predictions (scores for the ranking metrics); several rows are the
         seeds of one system, and the statistic is their mean on each resample.
     n_resamples : int
     seed : int
@@ -178,7 +204,9 @@ def bootstrap_interval(metric: str, y_true, ys, *, n_resamples: int, seed: int) 
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
-def paired_comparison(metric: str, y_true, y_a, y_b, *, n_resamples: int, seed: int) -> dict:
+def paired_comparison(
+    metric: str, y_true, y_a, y_b, *, n_resamples: int, seed: int, metric_b: str | None = None
+) -> dict:
     """Difference ``metric(a) - metric(b)`` on the same items, with its paired bootstrap interval and p-value.
 
     The p-value is two-sided, from the bootstrap distribution of the
@@ -196,6 +224,9 @@ def paired_comparison(metric: str, y_true, y_a, y_b, *, n_resamples: int, seed: 
         Predictions (or scores) of the two systems on the same items; several
         rows are seeds, entering with their mean metric on each resample.
     n_resamples, seed : int
+    metric_b : str, optional
+        Metric of ``b`` when it differs from ``metric`` (two measures of the
+        same predictions, for example); default ``metric``.
 
     Returns
     -------
@@ -205,20 +236,20 @@ def paired_comparison(metric: str, y_true, y_a, y_b, *, n_resamples: int, seed: 
     """
     y_true = np.asarray(y_true)
     y_a, y_b = np.atleast_2d(np.asarray(y_a)), np.atleast_2d(np.asarray(y_b))
-    fn = METRICS[metric][0]
+    fn_a, fn_b = METRICS[metric][0], METRICS[metric_b or metric][0]
 
-    def value(idx, ys):
+    def value(fn, idx, ys):
         return np.mean([fn(y_true[idx], y[idx]) for y in ys], axis=0)
 
-    diff = float(np.mean([fn(y_true, y) for y in y_a]) - np.mean([fn(y_true, y) for y in y_b]))
+    diff = float(np.mean([fn_a(y_true, y) for y in y_a]) - np.mean([fn_b(y_true, y) for y in y_b]))
     idx = _resample_indices(y_true.size, n_resamples, seed)
-    d = np.asarray(value(idx, y_a) - value(idx, y_b), dtype=float)
+    d = np.asarray(value(fn_a, idx, y_a) - value(fn_b, idx, y_b), dtype=float)
     d = d[np.isfinite(d)]
     alpha = (1.0 - CONFIDENCE) / 2.0
     low, high = np.quantile(d, [alpha, 1.0 - alpha]) if d.size else (np.nan, np.nan)
     p_boot = min(1.0, 2.0 * min(np.mean(d <= 0), np.mean(d >= 0))) if d.size else float("nan")
     p_mcnemar = float("nan")
-    if metric == "accuracy" and len(y_a) == len(y_b) == 1:
+    if metric == "accuracy" and metric_b in (None, "accuracy") and len(y_a) == len(y_b) == 1:
         right_a, right_b = y_a[0] == y_true, y_b[0] == y_true
         a_only, b_only = int((right_a & ~right_b).sum()), int((right_b & ~right_a).sum())
         p_mcnemar = 1.0 if a_only + b_only == 0 else float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue)

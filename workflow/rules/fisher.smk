@@ -1,9 +1,11 @@
 # Saunders, Shawe-Taylor & Vinokourov, Table 1: one cached features job per system, then one linear
-# SVM job per (system, category), a table and a figure.
+# SVM job per (system, category), a table and a figure; the sensitivity rows are in fisher_sensitivity.smk.
 
 FISHER = config["fisher"]
 FISHER_FEATURE_KEYS = ("documents", "lowercase", "collapse_whitespace", "k", "min_count", "t", "c", "max_state_length")
 FISHER_SVM_KEYS = ("C", "loss", "max_iter")
+# With c: cv the features job chooses c by cross-validation on the training documents, with these settings.
+FISHER_CV_KEYS = ("c_grid", "cv_folds", "categories") + FISHER_SVM_KEYS if FISHER["c"] == "cv" else ()
 FISHER_RECORD = f"{RESULTS}/runs/fisher/reuters/{{system}}/{{category}}.json"
 FISHER_RECORDS = expand(FISHER_RECORD, system=FISHER["systems"], category=FISHER["categories"])
 TABLE_RECORDS.setdefault("fisher", []).extend(FISHER_RECORDS)
@@ -17,7 +19,8 @@ rule fisher_features:
         features=f"{RESULTS}/cache/fisher/{{system}}.npz",
         info=f"{RESULTS}/cache/fisher/{{system}}.json",
     params:
-        settings=json.dumps({k: FISHER[k] for k in FISHER_FEATURE_KEYS}, sort_keys=True),
+        settings=json.dumps({k: FISHER[k] for k in FISHER_FEATURE_KEYS + FISHER_CV_KEYS}, sort_keys=True),
+        seed=config["seed"],
     log:
         f"{LOGS}/fisher/features/{{system}}.log",
     wildcard_constraints:
@@ -30,8 +33,8 @@ rule fisher_features:
         runtime=20,
     shell:
         "kernbench fisher-features --system {wildcards.system} --prepared {input.prepared:q} "
-        "--params {params.settings:q} --threads {threads} --out {output.features:q} --info {output.info:q} "
-        "> {log} 2>&1"
+        "--params {params.settings:q} --seed {params.seed} --threads {threads} --out {output.features:q} "
+        "--info {output.info:q} > {log} 2>&1"
 
 
 rule fisher_svm:

@@ -30,7 +30,7 @@ def _cmd_features(args) -> None:
     params = json.loads(args.params)
     frame = pd.read_parquet(args.prepared, columns=["id", "split", "label", "text"])
     started = time.perf_counter()
-    features, train_ids, test_ids = build_features(frame, args.system, params)
+    features, train_ids, test_ids = build_features(frame, args.system, params, seed=args.seed)
     elapsed = time.perf_counter() - started
     save_features(args.out, features, train_ids, test_ids)
     info = {
@@ -61,14 +61,20 @@ def _cmd_svm(args) -> None:
         features_info = json.load(handle)
     key_params = {**params, "category": args.category, "seed": args.seed, "profile": args.profile}
     write_parquet_atomic(args.predictions, predictions)
+    # The c of Eq. 2 the features used (None where unused) and, with fisher.c = cv, its cross-validation.
+    c_params = {k: features_info[k] for k in ("c", "c_cv") if k in features_info}
+    features = {k: v for k, v in features_info.items() if k not in ("seconds", "c", "c_cv")}
+    timings = {"features": features_info["seconds"], "fit_predict": elapsed}
+    if "c_cv" in features_info:
+        timings["c_cv"] = features_info["c_cv"]["seconds"]
     record = make_record(
         paper=PAPER,
         dataset=DATASET,
         system=args.system,
         key_params=key_params,
-        params={**key_params, "features": {k: v for k, v in features_info.items() if k != "seconds"}},
+        params={**key_params, **c_params, "features": features},
         rows=rows,
-        timings={"features": features_info["seconds"], "fit_predict": elapsed},
+        timings=timings,
         predictions=args.predictions,
         threads=args.threads,
     )
@@ -83,12 +89,36 @@ def _cmd_plot(args) -> None:
     log.info("wrote %s", args.out)
 
 
+def _cmd_sensitivity(args) -> None:
+    import pandas as pd
+
+    from kernbench.experiments.fisher_sensitivity import sensitivity_rows
+    from kernbench.records import load_record
+    from kernbench.sensitivity import write_rows
+
+    params = json.loads(args.params)
+    frame = None
+    if args.choice != "ap_reading":
+        frame = pd.read_parquet(args.prepared, columns=["id", "split", "label", "text"])
+    feature_paths = {}
+    for path in filter(None, args.features or []):
+        system = path.rsplit("/", 1)[-1].removesuffix(".npz")
+        feature_paths[system] = path
+    records = [load_record(p) for p in args.records]
+    rows, seconds = sensitivity_rows(
+        args.choice, frame, records, params, resamples=args.resamples, seed=args.seed, feature_paths=feature_paths
+    )
+    write_rows(rows, args.out)
+    log.info("fisher.%s: %d sensitivity rows in %.1f s", args.choice, len(rows), seconds)
+
+
 def register(subparsers) -> None:
     """Add the ``fisher-*`` subcommands."""
     p = subparsers.add_parser("fisher-features", help="build and cache one system's Reuters feature matrices")
     p.add_argument("--system", required=True)
     p.add_argument("--prepared", required=True)
     p.add_argument("--params", required=True, help="JSON: the fisher config block")
+    p.add_argument("--seed", type=int, default=None, help="seed of the cross-validation of c (fisher.c = cv)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", required=True, help=".npz feature cache")
     p.add_argument("--info", required=True, help="JSON sizes and build time")
@@ -103,6 +133,17 @@ def register(subparsers) -> None:
     p.add_argument("--params", required=True, help='JSON {"C", "loss", "max_iter"}')
     add_run_arguments(p)
     p.set_defaults(func=_cmd_svm)
+
+    p = subparsers.add_parser("fisher-sensitivity", help="sensitivity rows of one open choice of Table 1")
+    p.add_argument("--choice", required=True, choices=["ap_reading", "c", "documents", "loss", "max_state_length"])
+    p.add_argument("--records", nargs="*", default=[], help="main fisher-svm run records of the cells covered")
+    p.add_argument("--features", nargs="*", default=[], help="main feature caches <system>.npz (re-used by loss)")
+    p.add_argument("--prepared", help="prepared reuters table (every choice but ap_reading)")
+    p.add_argument("--params", required=True, help="JSON: the fisher config block")
+    p.add_argument("--resamples", type=int, required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--out", required=True, help="CSV of sensitivity rows")
+    p.set_defaults(func=_cmd_sensitivity)
 
     p = subparsers.add_parser("fisher-plot", help="bar chart of average precision per category and system")
     p.add_argument("--records", nargs="+", required=True)

@@ -1,7 +1,9 @@
 """The two baselines every dataset gets: a trivial predictor and tf-idf bag of words.
 
 ``Triv`` predicts the training set's majority class (for Reuters, a constant
-score, so its average precision is the category's prevalence); ``Triv-3stars``
+decision value, the training prevalence minus 0.5, so its average precision
+over the ranking is the category's prevalence and the Fisher paper's, which
+needs a positively classified document, is 0); ``Triv-3stars``
 is the ordinal paper's trivial baseline that scores every review 3 stars.
 ``BoW-TFIDF`` is tf-idf over words with a linear SVM (one-vs-rest
 ``LinearSVC`` for classification, one binary ``LinearSVC`` per Reuters
@@ -145,8 +147,8 @@ def _run_ranking(spec, frame, system, params, seed) -> BaselineResult:
         y_train = np.array([category in labels for labels in train["label"]])
         y_test = np.array([category in labels for labels in test["label"]])
         if system == "Triv":
-            scores = np.full(len(test), y_train.mean())
-            y_pred = np.full(len(test), y_train.mean() > 0.5)
+            scores = np.full(len(test), y_train.mean() - 0.5)
+            y_pred = scores > 0
         else:
             # SVMlight's default C is 1 / mean(x.x), i.e. 1 on L2-normalised tf-idf vectors.
             model = LinearSVC(C=params["reuters_C"], random_state=seed).fit(x_train, y_train)

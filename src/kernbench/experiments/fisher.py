@@ -4,21 +4,41 @@ A features job builds the sparse train/test matrices of one system
 (:func:`build_features`, cached with :func:`save_features`); a light job per
 (system, category) trains a linear SVM on them and scores the test ranking
 (:func:`run_category`).
+
+The initial count c of Eq. 2 (which only the ``nonuniform`` and ``ln``
+weightings use) is either fixed (``fisher.c``: a number) or, with
+``fisher.c: cv``, chosen per system by stratified k-fold cross-validation on
+the training documents (:func:`choose_c`): for every c of ``fisher.c_grid``,
+the mean over the configured categories and folds of the paper's average
+precision on the held-out folds; the best c (the first listed on ties) builds
+the features. p is estimated once per c on all training documents, so the
+counts are built once and only re-weighted per c.
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import LinearSVC
 
 from kernbench.cache import load_arrays, save_arrays
 from kernbench.errors import DataError
 from kernbench.fileio import atomic_path
-from kernbench.kernels.fisher import Alphabet, Features, fsa_features, ngram_features, normalise_text
-from kernbench.metrics import ranking_scores
+from kernbench.kernels.fisher import (
+    Alphabet,
+    Features,
+    TransitionCounts,
+    fsa_counts,
+    ngram_counts,
+    normalise_text,
+    weight_counts,
+)
+from kernbench.metrics import ranking_scores, thresholded_average_precision
 
 #: Systems of Table 1: feature family and weighting.
 SYSTEMS = {
@@ -29,6 +49,15 @@ SYSTEMS = {
     "FSA-uniform": ("fsa", "uniform"),
     "FSA-ln": ("fsa", "ln"),
 }
+
+
+#: Row metrics of a (system, category) run record.
+METRICS = ("average_precision", "average_precision_ranking", "precision", "recall", "f1")
+
+
+def depends_on_c(system: str) -> bool:
+    """Whether a system's features use the initial count c of Eq. 2 (the ``nonuniform`` and ``ln`` weightings)."""
+    return SYSTEMS[system][1] in ("nonuniform", "ln")
 
 
 #: Which ModApte documents take part (``documents`` in the config).
@@ -60,7 +89,170 @@ def _split(frame: pd.DataFrame, split: str) -> pd.DataFrame:
     return part
 
 
-def build_features(frame: pd.DataFrame, system: str, params: dict) -> tuple[Features, np.ndarray, np.ndarray]:
+def category_labels(frame: pd.DataFrame, categories) -> dict[str, np.ndarray]:
+    """Membership of each row of ``frame`` in each category (bool arrays, in row order)."""
+    return {c: np.fromiter((c in labels for labels in frame["label"]), dtype=bool, count=len(frame)) for c in categories}
+
+
+def feature_counts(frame: pd.DataFrame, system: str, params: dict):
+    """The costly, c-independent part of :func:`build_features`.
+
+    Returns
+    -------
+    counts : TransitionCounts or Features
+        Counts to weight (:func:`kernbench.kernels.fisher.weight_counts`), or
+        the finished features of ``BoW-TFIDF``.
+    train, test : pandas.DataFrame
+        The training and test rows, in feature-row order.
+    """
+    if system not in SYSTEMS:
+        raise ValueError(f"unknown system {system!r}; expected one of {', '.join(SYSTEMS)}")
+    family, _ = SYSTEMS[system]
+    frame = select_documents(frame, params["documents"])
+    train, test = _split(frame, "train"), _split(frame, "test")
+    if family == "bow":
+        # The BoW-TFIDF baseline's vectoriser: words, lower-cased, smoothed idf, L2-normalised.
+        vec = TfidfVectorizer(lowercase=True)
+        x_train = vec.fit_transform(list(train["text"])).tocsr()
+        return Features(x_train, vec.transform(list(test["text"])).tocsr(), {"features": len(vec.vocabulary_)}), train, test
+
+    def norm(texts):
+        return [
+            normalise_text(x, lowercase=params["lowercase"], collapse_whitespace=params["collapse_whitespace"])
+            for x in texts
+        ]
+
+    train_texts, test_texts = norm(train["text"]), norm(test["text"])
+    alphabet = Alphabet.from_texts(train_texts)
+    codes_train, codes_test = alphabet.encode_all(train_texts), alphabet.encode_all(test_texts)
+    if family == "ngram":
+        counts = ngram_counts(
+            codes_train, codes_test, k=params["k"], min_count=params["min_count"], alphabet_size=len(alphabet)
+        )
+    else:
+        counts = fsa_counts(
+            codes_train,
+            codes_test,
+            t=params["t"],
+            alphabet_size=len(alphabet),
+            max_state_length=params["max_state_length"],
+        )
+    return counts, train, test
+
+
+def weighted_features(counts, system: str, c: float | None) -> Features:
+    """The features of ``system`` from :func:`feature_counts` at initial count ``c`` (ignored where unused)."""
+    if isinstance(counts, Features):
+        return counts
+    weighting = SYSTEMS[system][1]
+    return weight_counts(counts, weighting=weighting, c=c if depends_on_c(system) else 1.0)
+
+
+def make_svm(*, C: float, loss: str, max_iter: int, seed: int) -> LinearSVC:
+    """The linear SVM of every Fisher job (liblinear's dual solver)."""
+    return LinearSVC(C=C, loss=loss, max_iter=max_iter, random_state=seed, dual=True)
+
+
+def choose_c(
+    counts: TransitionCounts,
+    system: str,
+    labels: dict[str, np.ndarray],
+    *,
+    grid,
+    folds: int,
+    svm: dict,
+    seed: int,
+) -> tuple[float, dict]:
+    """Choose c of Eq. 2 by stratified k-fold cross-validation on the training documents.
+
+    Parameters
+    ----------
+    counts : TransitionCounts
+        From :func:`feature_counts`; p is estimated on all its training rows, once per c.
+    system : str
+        A system that :func:`depends_on_c`.
+    labels : dict
+        Category -> membership of each training row; the criterion is the mean
+        over these categories (and the folds) of the paper's average precision
+        (:func:`kernbench.metrics.thresholded_average_precision`) on the held-out fold.
+    grid : sequence of float
+        Values of c tried.
+    folds : int
+        k of the stratified k-fold split (the same split for every c).
+    svm : dict
+        ``C``, ``loss``, ``max_iter``.
+    seed : int
+        Seed of the fold split and of liblinear.
+
+    Returns
+    -------
+    c : float
+        The best c; the first of ``grid`` on ties.
+    scores : dict
+        c (as str) -> mean held-out average precision.
+
+    Raises
+    ------
+    DataError
+        If a category has fewer training documents in or out of it than ``folds``.
+    """
+    splits = {}
+    for category, y in labels.items():
+        if min(int(y.sum()), int((~y).sum())) < folds:
+            raise DataError(
+                f"fisher.cv_folds = {folds}: category {category!r} has {int(y.sum())} of {y.size} training "
+                "documents, too few in or out of it for a stratified split"
+            )
+        splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+        splits[category] = list(splitter.split(np.zeros(y.size), y))
+    scores = {}
+    for c in grid:
+        x = weighted_features(counts, system, float(c)).train
+        values = []
+        for category, y in labels.items():
+            for fit_rows, held_out in splits[category]:
+                model = make_svm(**svm, seed=seed).fit(x[fit_rows], y[fit_rows])
+                values.append(thresholded_average_precision(y[held_out], model.decision_function(x[held_out])))
+        scores[str(c)] = float(np.mean(values))
+    best = max(grid, key=lambda c: (scores[str(c)], -list(grid).index(c)))
+    return float(best), scores
+
+
+def resolve_c(counts, system: str, train: pd.DataFrame, params: dict, seed: int | None) -> tuple[float | None, dict]:
+    """The c a system's features use: ``params["c"]``, or :func:`choose_c` when it is ``"cv"``.
+
+    Returns
+    -------
+    c : float or None
+        None for a system that does not depend on c.
+    info : dict
+        ``c`` and, after cross-validation, ``c_cv`` (grid, folds, categories,
+        per-c scores, seconds).
+    """
+    if not depends_on_c(system):
+        return None, {"c": None}
+    if params["c"] != "cv":
+        return float(params["c"]), {"c": float(params["c"])}
+    if seed is None:
+        raise ValueError("fisher.c = 'cv' needs a seed for the fold split")
+    started = time.perf_counter()
+    labels = category_labels(train, params["categories"])
+    svm = {k: params[k] for k in ("C", "loss", "max_iter")}
+    c, scores = choose_c(counts, system, labels, grid=params["c_grid"], folds=params["cv_folds"], svm=svm, seed=seed)
+    cv = {
+        "grid": [float(x) for x in params["c_grid"]],
+        "folds": int(params["cv_folds"]),
+        "categories": list(params["categories"]),
+        "criterion": "mean held-out average_precision",
+        "scores": scores,
+        "seconds": time.perf_counter() - started,
+    }
+    return c, {"c": c, "c_cv": cv}
+
+
+def build_features(
+    frame: pd.DataFrame, system: str, params: dict, *, seed: int | None = None
+) -> tuple[Features, np.ndarray, np.ndarray]:
     """Feature matrices of one system on the ModApte training and test documents.
 
     Parameters
@@ -72,55 +264,23 @@ def build_features(frame: pd.DataFrame, system: str, params: dict) -> tuple[Feat
     params : dict
         ``documents``, ``lowercase``, ``collapse_whitespace``, ``k``,
         ``min_count``, ``t``, ``c``, ``max_state_length`` (the ``fisher``
-        config block).
+        config block); with ``c: "cv"`` also ``c_grid``, ``cv_folds``,
+        ``categories``, ``C``, ``loss``, ``max_iter``.
+    seed : int, optional
+        Seed of the cross-validation (needed with ``c: "cv"``).
 
     Returns
     -------
     features : Features
+        Its ``info`` holds the c used (``c``; None where unused) and the
+        cross-validation behind it (``c_cv``).
     train_ids, test_ids : numpy.ndarray
         Document ids of the rows.
     """
-    if system not in SYSTEMS:
-        raise ValueError(f"unknown system {system!r}; expected one of {', '.join(SYSTEMS)}")
-    family, weighting = SYSTEMS[system]
-    frame = select_documents(frame, params["documents"])
-    train, test = _split(frame, "train"), _split(frame, "test")
-    if family == "bow":
-        # The BoW-TFIDF baseline's vectoriser: words, lower-cased, smoothed idf, L2-normalised.
-        vec = TfidfVectorizer(lowercase=True)
-        x_train = vec.fit_transform(list(train["text"])).tocsr()
-        features = Features(x_train, vec.transform(list(test["text"])).tocsr(), {"features": len(vec.vocabulary_)})
-    else:
-
-        def norm(texts):
-            return [
-                normalise_text(x, lowercase=params["lowercase"], collapse_whitespace=params["collapse_whitespace"])
-                for x in texts
-            ]
-
-        train_texts, test_texts = norm(train["text"]), norm(test["text"])
-        alphabet = Alphabet.from_texts(train_texts)
-        codes_train, codes_test = alphabet.encode_all(train_texts), alphabet.encode_all(test_texts)
-        if family == "ngram":
-            features = ngram_features(
-                codes_train,
-                codes_test,
-                k=params["k"],
-                min_count=params["min_count"],
-                weighting=weighting,
-                c=params["c"],
-                alphabet_size=len(alphabet),
-            )
-        else:
-            features = fsa_features(
-                codes_train,
-                codes_test,
-                t=params["t"],
-                weighting=weighting,
-                c=params["c"],
-                alphabet_size=len(alphabet),
-                max_state_length=params["max_state_length"],
-            )
+    counts, train, test = feature_counts(frame, system, params)
+    c, c_info = resolve_c(counts, system, train, params, seed)
+    features = weighted_features(counts, system, c)
+    features.info.update(c_info)
     return features, train["id"].to_numpy(), test["id"].to_numpy()
 
 
@@ -198,13 +358,14 @@ def run_category(
     Returns
     -------
     scores : dict
-        ``average_precision``, ``precision``, ``recall``, ``f1`` (fractions).
+        ``average_precision`` (the paper's), ``average_precision_ranking``,
+        ``precision``, ``recall``, ``f1`` (fractions).
     decision : numpy.ndarray
         Decision values on the test documents.
     """
     if y_train.all() or not y_train.any():
         raise DataError("the training documents are all in or all out of the category; no SVM can be trained")
-    model = LinearSVC(C=C, loss=loss, max_iter=max_iter, random_state=seed, dual=True)
+    model = make_svm(C=C, loss=loss, max_iter=max_iter, seed=seed)
     model.fit(x_train, y_train)
     decision = model.decision_function(x_test)
     y_pred = decision > 0
@@ -233,7 +394,7 @@ def evaluate(frame: pd.DataFrame, features_path, *, category: str, params: dict,
     )
     rows = [
         {"dataset": category, "split": "test", "metric": m, "value": float(scores[m])}
-        for m in ("average_precision", "precision", "recall", "f1")
+        for m in METRICS
     ]
     predictions = pd.DataFrame(
         {
@@ -248,8 +409,18 @@ def evaluate(frame: pd.DataFrame, features_path, *, category: str, params: dict,
     return rows, predictions
 
 
+#: The two average precisions the figure shows, with their axis labels.
+PLOTTED = {
+    "average_precision": "average precision (%), the paper's: at each true positive",
+    "average_precision_ranking": "average precision (%) over the whole ranking",
+}
+
+
 def plot_average_precision(record_paths, paper_values_path, out) -> None:
     """Grouped bars of test average precision (%) per category and system, the paper's values as ticks.
+
+    One panel per measure of :data:`PLOTTED`; the paper's Table 1 values are
+    drawn on the panel of its own measure (``average_precision``).
 
     Parameters
     ----------
@@ -269,35 +440,40 @@ def plot_average_precision(record_paths, paper_values_path, out) -> None:
     from kernbench.tables import load_paper_values
 
     rows = [
-        {"category": row["dataset"], "system": record["system"], "value": 100.0 * row["value"]}
+        {"metric": row["metric"], "category": row["dataset"], "system": record["system"], "value": 100.0 * row["value"]}
         for record in map(load_record, record_paths)
         for row in record["rows"]
-        if row["metric"] == "average_precision"
+        if row["metric"] in PLOTTED
     ]
-    if not rows:
+    if not rows or "average_precision" not in {r["metric"] for r in rows}:
         raise DataError("no average_precision rows in the fisher run records")
-    ours = pd.DataFrame(rows).groupby(["category", "system"])["value"].mean().unstack()
+    frame = pd.DataFrame(rows)
     paper = load_paper_values(paper_values_path)
-    paper = paper[paper["metric"] == "average_precision"].pivot_table(
-        index="dataset", columns="system", values="paper_value"
-    )
-    categories = [c for c in _category_order() if c in ours.index] + sorted(set(ours.index) - set(_category_order()))
-    systems = [s for s in SYSTEMS if s in ours.columns]
+    metrics = [m for m in PLOTTED if m in set(frame["metric"])]
+    first = frame[frame["metric"] == metrics[0]].groupby(["category", "system"])["value"].mean().unstack()
+    categories = [c for c in _category_order() if c in first.index] + sorted(set(first.index) - set(_category_order()))
+    systems = [s for s in SYSTEMS if s in first.columns]
     width = 0.8 / len(systems)
-    fig, ax = plt.subplots(figsize=(max(8.0, 1.3 * len(categories)), 5.0))
+    fig, axes = plt.subplots(
+        len(metrics), 1, figsize=(max(8.0, 1.3 * len(categories)), 4.2 * len(metrics)), squeeze=False
+    )
     x = np.arange(len(categories))
-    for i, system in enumerate(systems):
-        pos = x - 0.4 + width * (i + 0.5)
-        ax.bar(pos, ours.loc[categories, system], width, label=system)
-        if system in paper.columns:
-            ref = paper[system].reindex(categories)
-            ax.scatter(pos, ref, marker="_", color="black", s=60, zorder=3, label="paper" if i == 0 else None)
-    ax.set_xticks(x, categories)
-    ax.set_ylabel("average precision (%)")
-    low = float(np.nanmin(ours.loc[categories, systems].to_numpy()))
-    ax.set_ylim(max(0.0, min(low, 80.0) - 5.0), 100.5)
-    ax.set_title("Reuters-21578 ModApte, test average precision (black ticks: the paper's Table 1)")
-    ax.legend(ncol=4, fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.08))
+    for ax, metric in zip(axes[:, 0], metrics):
+        ours = frame[frame["metric"] == metric].groupby(["category", "system"])["value"].mean().unstack()
+        ours = ours.reindex(index=categories, columns=systems)
+        ref = paper[paper["metric"] == metric].pivot_table(index="dataset", columns="system", values="paper_value")
+        for i, system in enumerate(systems):
+            pos = x - 0.4 + width * (i + 0.5)
+            ax.bar(pos, ours[system], width, label=system)
+            if system in ref.columns:
+                ax.scatter(pos, ref[system].reindex(categories), marker="_", color="black", s=60, zorder=3,
+                           label="paper" if i == 0 else None)
+        ax.set_xticks(x, categories)
+        ax.set_ylabel(PLOTTED[metric], fontsize="small")
+        low = float(np.nanmin(ours.to_numpy()))
+        ax.set_ylim(max(0.0, min(low, 80.0) - 5.0), 100.5)
+    axes[0, 0].set_title("Reuters-21578 ModApte, test average precision (black ticks: the paper's Table 1)")
+    axes[-1, 0].legend(ncol=4, fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.08))
     fig.tight_layout()
     with atomic_path(out) as tmp:
         fig.savefig(tmp, format="png", dpi=120, metadata={"Software": None})

@@ -219,6 +219,107 @@ def ngram_keys(docs: list[np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray]:
     return doc_at[:n][valid], keys[valid]
 
 
+@dataclass
+class TransitionCounts:
+    """What a Fisher feature map needs before its weighting: term frequencies and the Eq. 2 counts.
+
+    Building these is the costly part (k-grams, or running F_t); :func:`weight_counts`
+    then gives the features for any weighting and initial count c.
+
+    Attributes
+    ----------
+    tf : scipy.sparse.csr_matrix
+        Documents (training rows first) × transitions: how often each document takes each one.
+    f_ux, f_u : numpy.ndarray
+        Training count of each transition and of all transitions leaving its source state.
+    n_train : int
+        Number of training rows.
+    columns : numpy.ndarray of int64
+        Columns of ``tf`` kept as features after normalisation (those taken in training).
+    alphabet_size : int
+        |A|.
+    info : dict
+        Sizes worth reporting.
+    """
+
+    tf: sp.csr_matrix
+    f_ux: np.ndarray
+    f_u: np.ndarray
+    n_train: int
+    columns: np.ndarray
+    alphabet_size: int
+    info: dict = field(default_factory=dict)
+
+
+def weight_counts(counts: TransitionCounts, *, weighting: str, c: float, normalise: bool = True) -> Features:
+    """Fisher features from :class:`TransitionCounts`: tf times the weighting factor, L2-normalised.
+
+    Parameters
+    ----------
+    counts : TransitionCounts
+    weighting : {"uniform", "nonuniform", "ln"}
+        See :func:`fisher_weights`.
+    c : float
+        Initial count of Eq. 2 (unused by ``uniform``).
+    normalise : bool, optional
+        L2-normalise every row (over all its transitions, before keeping :attr:`TransitionCounts.columns`).
+
+    Returns
+    -------
+    Features
+    """
+    weights = fisher_weights(weighting, f_ux=counts.f_ux, f_u=counts.f_u, c=c, alphabet_size=counts.alphabet_size)
+    matrix = counts.tf @ sp.diags(weights)
+    if normalise:
+        matrix = normalize(matrix, norm="l2")
+    matrix = sp.csr_matrix(matrix)
+    if len(counts.columns) != matrix.shape[1]:
+        matrix = matrix[:, counts.columns]
+    x_train, x_test = _split_rows(sp.csr_matrix(matrix), counts.n_train)
+    return Features(x_train, x_test, dict(counts.info))
+
+
+def ngram_counts(train: list[np.ndarray], test: list[np.ndarray], *, k: int, min_count: int, alphabet_size: int):
+    """:class:`TransitionCounts` of the k-stage Markov model (Section 2): kept k-grams and their prefixes.
+
+    Parameters
+    ----------
+    train, test : list of numpy.ndarray of uint8
+        Documents as symbol codes; p and the kept features come from ``train``.
+    k : int
+        n-gram length (the paper: 5).
+    min_count : int
+        n-grams seen fewer times than this in the training corpus are pruned
+        (the paper: 10); pruning precedes normalisation.
+    alphabet_size : int
+        |A|.
+
+    Returns
+    -------
+    TransitionCounts
+    """
+    n_train = len(train)
+    doc_of, keys = ngram_keys(list(train) + list(test), k)
+    train_keys = keys[doc_of < n_train]
+    vocab, counts = np.unique(train_keys, return_counts=True)
+    # Σ_x f_{u,x}: training k-grams sharing the (k-1)-gram prefix u.
+    prefixes, prefix_of = np.unique(vocab >> 8, return_inverse=True)
+    prefix_counts = np.bincount(prefix_of, weights=counts)
+    kept = counts >= min_count
+    columns = vocab[kept]
+    column = _lookup(columns, keys)
+    tf = _count_matrix(doc_of, column, n_train + len(test), len(columns))
+    info = {
+        "alphabet_size": int(alphabet_size),
+        "ngrams_seen": len(vocab),
+        "features": len(columns),
+        "states_seen": len(prefixes),
+    }
+    return TransitionCounts(
+        tf, counts[kept], prefix_counts[prefix_of[kept]], n_train, np.arange(len(columns)), int(alphabet_size), info
+    )
+
+
 def ngram_features(
     train: list[np.ndarray],
     test: list[np.ndarray],
@@ -234,19 +335,12 @@ def ngram_features(
 
     Parameters
     ----------
-    train, test : list of numpy.ndarray of uint8
-        Documents as symbol codes; p and the kept features come from ``train``.
-    k : int
-        n-gram length (the paper: 5).
-    min_count : int
-        n-grams seen fewer times than this in the training corpus are pruned
-        (the paper: 10); pruning precedes normalisation.
+    train, test, k, min_count, alphabet_size
+        See :func:`ngram_counts`.
     weighting : {"uniform", "nonuniform", "ln"}
         See :func:`fisher_weights`.
     c : float
         Initial count of Eq. 2.
-    alphabet_size : int
-        |A|.
     normalise : bool, optional
         L2-normalise every row.
 
@@ -254,31 +348,8 @@ def ngram_features(
     -------
     Features
     """
-    n_train = len(train)
-    doc_of, keys = ngram_keys(list(train) + list(test), k)
-    train_keys = keys[doc_of < n_train]
-    vocab, counts = np.unique(train_keys, return_counts=True)
-    # Σ_x f_{u,x}: training k-grams sharing the (k-1)-gram prefix u.
-    prefixes, prefix_of = np.unique(vocab >> 8, return_inverse=True)
-    prefix_counts = np.bincount(prefix_of, weights=counts)
-    kept = counts >= min_count
-    columns = vocab[kept]
-    weights = fisher_weights(
-        weighting, f_ux=counts[kept], f_u=prefix_counts[prefix_of[kept]], c=c, alphabet_size=alphabet_size
-    )
-    column = _lookup(columns, keys)
-    matrix = _count_matrix(doc_of, column, n_train + len(test), len(columns))
-    matrix = matrix @ sp.diags(weights)
-    if normalise:
-        matrix = normalize(matrix, norm="l2")
-    x_train, x_test = _split_rows(sp.csr_matrix(matrix), n_train)
-    info = {
-        "alphabet_size": int(alphabet_size),
-        "ngrams_seen": len(vocab),
-        "features": len(columns),
-        "states_seen": len(prefixes),
-    }
-    return Features(x_train, x_test, info)
+    counts = ngram_counts(train, test, k=k, min_count=min_count, alphabet_size=alphabet_size)
+    return weight_counts(counts, weighting=weighting, c=c, normalise=normalise)
 
 
 def fsa_features(
@@ -323,6 +394,31 @@ def fsa_features(
     -------
     Features
     """
+    counts = fsa_counts(train, test, t=t, alphabet_size=alphabet_size, max_state_length=max_state_length)
+    return weight_counts(counts, weighting=weighting, c=c, normalise=normalise)
+
+
+def fsa_counts(
+    train: list[np.ndarray],
+    test: list[np.ndarray],
+    *,
+    t: int,
+    alphabet_size: int,
+    max_state_length: int | None = None,
+) -> TransitionCounts:
+    """:class:`TransitionCounts` of F_t(S): every transition taken, Eq. 2 counts without document starts.
+
+    Parameters
+    ----------
+    train, test, t, alphabet_size, max_state_length
+        See :func:`fsa_features`.
+
+    Returns
+    -------
+    TransitionCounts
+        Its ``tf`` has a column for every transition any document takes;
+        ``columns`` are those taken in training.
+    """
     n_train = len(train)
     run = run_fsa(train, test, t=t, max_state_length=max_state_length)
     lengths = np.diff(run.offsets)
@@ -333,14 +429,9 @@ def fsa_features(
     f_ux = np.bincount(column[counted], minlength=len(keys))
     state_keys, state_of = np.unique(run.source, return_inverse=True)
     f_u = np.bincount(state_of[counted], minlength=len(state_keys))
-    weights = fisher_weights(weighting, f_ux=f_ux, f_u=f_u[state_of[first]], c=c, alphabet_size=alphabet_size)
-    matrix = _count_matrix(doc_of, column.astype(np.int64), len(lengths), len(keys)) @ sp.diags(weights)
-    if normalise:
-        matrix = normalize(matrix, norm="l2")
+    tf = _count_matrix(doc_of, column.astype(np.int64), len(lengths), len(keys))
     trained = np.zeros(len(keys), dtype=bool)
     trained[column[in_train]] = True
-    matrix = sp.csr_matrix(matrix)[:, np.flatnonzero(trained)]
-    x_train, x_test = _split_rows(matrix, n_train)
     info = {
         "alphabet_size": int(alphabet_size),
         "states": int(run.n_states),
@@ -349,4 +440,4 @@ def fsa_features(
         "max_state_length_reached": int(run.state_length.max(initial=0)),
         "mean_state_length": float(run.state_length.mean()) if run.state_length.size else 0.0,
     }
-    return Features(x_train, x_test, info)
+    return TransitionCounts(tf, f_ux, f_u[state_of[first]], n_train, np.flatnonzero(trained), int(alphabet_size), info)

@@ -1,0 +1,45 @@
+# Sensitivity rows of Table 1 (tables/sensitivity.csv): one job per open choice, re-running only the
+# alternatives on the systems listed (fisher.sensitivity), against the main fisher_svm predictions.
+
+FISHER_SENSITIVITY = FISHER["sensitivity"]
+FISHER_C_SYSTEMS = [s for s in FISHER["systems"] if s in ("ngram-nonuniform", "ngram-ln", "FSA-ln")]
+FISHER_SENSITIVITY_SYSTEMS = {
+    "ap_reading": FISHER["systems"],
+    "c": FISHER_C_SYSTEMS,
+    "documents": [s for s in FISHER["systems"] if s in FISHER_SENSITIVITY["documents_systems"]],
+    "loss": [s for s in FISHER["systems"] if s in FISHER_SENSITIVITY["loss_systems"]],
+    "max_state_length": [s for s in FISHER["systems"] if s.startswith("FSA-")],
+}
+SENSITIVITY_PARTS.extend(f"{RESULTS}/sensitivity/fisher/fisher.{choice}.csv" for choice in FISHER_SENSITIVITY_SYSTEMS)
+
+
+rule fisher_sensitivity:
+    input:
+        prepared=prepared("reuters"),
+        records=lambda w: expand(FISHER_RECORD, system=FISHER_SENSITIVITY_SYSTEMS[w.choice], category=FISHER["categories"]),
+        # loss re-uses the main feature caches; the other choices build their alternatives' features
+        features=lambda w: expand(rules.fisher_features.output.features, system=FISHER_SENSITIVITY_SYSTEMS["loss"])
+        if w.choice == "loss"
+        else [],
+    output:
+        f"{RESULTS}/sensitivity/fisher/fisher.{{choice}}.csv",
+    params:
+        settings=json.dumps(FISHER, sort_keys=True),
+        resamples=config["uncertainty"]["resamples"],
+        seed=config["seed"],
+    log:
+        f"{LOGS}/sensitivity/fisher/{{choice}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/sensitivity/fisher/{{choice}}.tsv"
+    wildcard_constraints:
+        choice="|".join(FISHER_SENSITIVITY_SYSTEMS),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    shell:
+        "kernbench fisher-sensitivity --choice {wildcards.choice} --prepared {input.prepared:q} "
+        "--records {input.records:q} --features {input.features:q} --params {params.settings:q} "
+        "--resamples {params.resamples} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
