@@ -238,3 +238,6 @@ rule anygram_throughput_figure:
         runtime=5,
     shell:
         "kernbench figure throughput --input {input:q} --out {output:q} > {log} 2>&1"
+
+
+COMPARED_TABLES.append("anygram")

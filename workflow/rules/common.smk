@@ -89,6 +89,16 @@ def records_for_table(table):
     return sorted(set(TABLE_RECORDS[table]))
 
 
+# Tables whose systems are compared pairwise in significance.csv; each paper's rule file adds its own. The
+# baselines table is not one: its records would otherwise join a paper's systems of the same name.
+COMPARED_TABLES = []
+
+
+def compared_records():
+    """Run records of the configured tables that enter the paired comparisons."""
+    return sorted({r for table in config["tables"] if table in COMPARED_TABLES for r in records_for_table(table)})
+
+
 def all_records():
     """Every run record the configured tables need: the single writer to MLflow logs them all."""
     return sorted({r for table in config["tables"] for r in records_for_table(table)})

@@ -88,3 +88,6 @@ rule fisher_plot:
     shell:
         "kernbench fisher-plot --records {input.records:q} --paper-values {input.paper_values:q} "
         "--out {output:q} > {log} 2>&1"
+
+
+COMPARED_TABLES.append("fisher")

@@ -122,3 +122,6 @@ rule ordinal_sensitivity_prp_weights:
         "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} "
         "kernbench ordinal-sensitivity --records {input.records:q} --prepared {input.prepared:q} "
         "--levels {params.levels:q} --resamples {params.resamples} --out {output:q} > {log:q} 2>&1"
+
+
+COMPARED_TABLES.append("ordinal")

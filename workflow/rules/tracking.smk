@@ -53,7 +53,7 @@ EXTRA_TARGETS.append(f"{RESULTS}/tables/significance.csv")
 
 rule significance:
     input:
-        lambda wildcards: all_records(),
+        lambda wildcards: compared_records(),
     output:
         report(f"{RESULTS}/tables/significance.csv", caption="../report/significance.rst", category="Tables"),
     params:
