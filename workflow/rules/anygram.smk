@@ -238,3 +238,86 @@ rule anygram_throughput_figure:
         runtime=5,
     shell:
         "kernbench figure throughput --input {input:q} --out {output:q} > {log} 2>&1"
+
+
+# Sensitivity rows (tables/sensitivity.csv) of the kernel systems: lam, the SemEval dev split, casing of sm.
+# The default side is the main table's predictions; only the alternatives are computed here.
+ANYGRAM_SENS = ANYGRAM["sensitivity"]
+
+
+def _anygram_sens_datasets(names):
+    return [d for d in names if d in config["datasets"] and d in ANYGRAM["agk_datasets"]]
+
+
+def _anygram_sens_systems(names):
+    return [s for s in names if s in ANYGRAM["agk_systems"]]
+
+
+_ANYGRAM_SENS_COMMON = {"lam": ANYGRAM["lam"], "C": ANYGRAM["C"], "normalize": ANYGRAM["normalize"]}
+ANYGRAM_SENS_JOBS = {
+    # choice key: (choice name, datasets, systems, settings)
+    "lam": (
+        "anygram.lam",
+        _anygram_sens_datasets(ANYGRAM_SENS["datasets"]),
+        _anygram_sens_systems(ANYGRAM_SENS["lam_systems"]),
+        {"alternatives": ANYGRAM_SENS["lam"]},
+    ),
+    "dev_split": (
+        "semeval14.dev_split_seed",
+        _anygram_sens_datasets(ANYGRAM_SENS["datasets"]),
+        _anygram_sens_systems(ANYGRAM_SENS["dev_split_systems"]),
+        {
+            "alternatives": [s for s in ANYGRAM_SENS["dev_split_seeds"] if s != config["seed"]],
+            "default_seed": config["seed"],
+            "dev_fraction": config["semeval14"]["dev_fraction"],
+        },
+    ),
+    "lowercase_sm": (
+        "anygram.lowercase_sm",
+        _anygram_sens_datasets(ANYGRAM_SENS["lowercase_sm_datasets"]),
+        _anygram_sens_systems(["AGKsm"]),
+        {},
+    ),
+}
+
+for _key, (_choice, _datasets, _systems, _settings) in ANYGRAM_SENS_JOBS.items():
+    if not (_datasets and _systems and _settings.get("alternatives", [None])):
+        continue
+    SENSITIVITY_PARTS.append(f"{RESULTS}/sensitivity/anygram/{_choice}.csv")
+
+    rule:
+        name:
+            f"anygram_sensitivity_{_key}"
+        input:
+            prepared=[f"{RESULTS}/prepared/{d}.parquet" for d in _datasets],
+            embeddings=EMBEDDINGS,
+            defaults=[
+                f"{RESULTS}/runs/anygram/{d}/kernels/{s}.{ext}"
+                for d in _datasets
+                for s in _systems
+                for ext in ("json", "predictions.parquet")
+            ],
+        output:
+            f"{RESULTS}/sensitivity/anygram/{_choice}.csv",
+        params:
+            choice=_key,
+            datasets=_datasets,
+            settings=json.dumps({**_ANYGRAM_SENS_COMMON, "systems": _systems, **_settings}, sort_keys=True),
+            runs_dir=f"{RESULTS}/runs/anygram",
+            resamples=config["uncertainty"]["resamples"],
+            seed=config["seed"],
+        log:
+            f"{LOGS}/sensitivity/anygram/{_choice}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/sensitivity/anygram/{_choice}.tsv"
+        conda:
+            CONDA_ENV
+        threads: 2
+        resources:
+            mem_mb=6000,
+            runtime=60,
+        shell:
+            "kernbench anygram-sensitivity --choice {params.choice} --datasets {params.datasets:q} "
+            "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --runs-dir {params.runs_dir:q} "
+            "--settings {params.settings:q} --resamples {params.resamples} --seed {params.seed} "
+            "--threads {threads} --out {output:q} > {log:q} 2>&1"

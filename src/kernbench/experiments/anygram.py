@@ -50,7 +50,7 @@ def _split(frame: pd.DataFrame, split: str) -> pd.DataFrame:
 class _KernelSetting:
     """One kernel setting bound to a prepared dataset: encoded sentences per split and the Gram routines."""
 
-    def __init__(self, frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None):
+    def __init__(self, frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None, lowercase_sm: bool = True):
         if system not in SYSTEMS:
             raise ValueError(f"unknown any-gram system {system!r} (one of {', '.join(SYSTEMS)})")
         self.family, variant = SYSTEMS[system]
@@ -108,7 +108,7 @@ class _KernelSetting:
         return ngtk_diag(self.data[split], aspect_x=self.masks[split], **self.kw)
 
 
-def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None) -> dict:
+def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None, lowercase_sm: bool = True) -> dict:
     """Gram matrices of one kernel setting against the training split.
 
     Parameters
@@ -123,6 +123,8 @@ def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, thet
         Decay factor.
     theta : float, optional
         Threshold of the ``west`` systems.
+    lowercase_sm : bool, optional
+        ``AGKsm``: match tokens lower-cased (default) or as written.
 
     Returns
     -------
@@ -130,7 +132,7 @@ def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, thet
         ``{split: (gram, diag)}``: ``gram`` is ``K(split, train)`` (symmetric for
         train) and ``diag`` the split's ``K(x, x)``.
     """
-    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta)
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=lowercase_sm)
     return {
         s: (setting.train_gram() if s == "train" else setting.rows(s), setting.diag(s)) for s in SPLITS
     }
