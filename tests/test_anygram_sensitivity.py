@@ -65,3 +65,22 @@ def test_rows_compare_with_the_main_predictions_on_the_same_items(tmp_path, smal
     main.predictions.head(10).to_parquet(path)
     with pytest.raises(DataError, match="stale run"):
         sens.test_predictions(path, test["id"].tolist())
+
+
+def test_jobs_follow_the_main_table_and_drop_the_default_from_the_alternatives():
+    import yaml
+
+    from tests.conftest import REPO_ROOT
+
+    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
+    config["anygram"]["sensitivity"]["lam"] = [0.2, 0.4]  # 0.4 is the default: no row for it
+    config["anygram"]["agk_systems"] = ["AGKsm", "AGKwest"]  # AGKwess not in the main table: no rows for it
+    config["datasets"] = ["semeval14_laptop", "sst"]
+    jobs = sens.sensitivity_jobs(config)
+    assert set(jobs) == {"lam", "dev_split", "lowercase_sm"}
+    choice, datasets, systems, settings = jobs["lam"]
+    assert (choice, datasets, systems, settings["alternatives"]) == ("anygram.lam", ["semeval14_laptop"], ["AGKsm"], [0.2])
+    assert jobs["dev_split"][2] == ["AGKsm", "AGKwest"] and jobs["dev_split"][3]["default_seed"] == config["seed"]
+    assert jobs["lowercase_sm"][1] == ["semeval14_laptop", "sst"] and jobs["lowercase_sm"][3]["alternatives"] == [False]
+    config["anygram"]["sensitivity"]["dev_split_seeds"] = [config["seed"]]
+    assert "dev_split" not in sens.sensitivity_jobs(config)

@@ -61,7 +61,8 @@ rule lstm_sensitivity_dataset:
         f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}.csv",
     params:
         settings=json.dumps(config["lstm"], sort_keys=True),
-        runs_dir=f"{RESULTS}/runs/anygram",
+        # runs/anygram/<dataset>/lstm/<file> -> runs/anygram
+        runs_dir=lambda wildcards, input: os.path.dirname(os.path.dirname(os.path.dirname(input.defaults[0]))),
         resamples=config["uncertainty"]["resamples"],
         seed=config["seed"],
     log:

@@ -36,7 +36,7 @@ def _cmd_anygram(args) -> None:
     runs = Path(args.runs_dir)
     encoder = TokenEncoder.from_npz(args.embeddings)
     common = {"C_grid": settings["C"], "normalize_options": settings["normalize"], "resamples": args.resamples,
-              "seed": args.seed}  # fmt: skip
+              "seed": args.seed, "lowercase_sm": settings.get("lowercase_sm", True)}  # fmt: skip
     rows = []
     started = time.perf_counter()
     for dataset, path in _prepared(args).items():
@@ -121,7 +121,7 @@ def register(subparsers) -> None:
     _common(p)
     p.add_argument(
         "--settings", required=True,
-        help='JSON {"lam", "C", "normalize", "systems", "alternatives"} (+ "default_seed", "dev_fraction" for dev_split)',
+        help='JSON {"lam", "lowercase_sm", "C", "normalize", "systems", "alternatives"} (+ "default_seed", "dev_fraction" for dev_split)',
     )  # fmt: skip
     p.set_defaults(func=_cmd_anygram)
 

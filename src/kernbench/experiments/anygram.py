@@ -170,7 +170,7 @@ def tile_bounds(n_rows: int, tile_rows: int) -> list[tuple[int, int]]:
     return [(a, min(a + tile_rows, n_rows)) for a in range(0, max(n_rows, 1), tile_rows)]
 
 
-def compute_gram_tile(frame, encoder, *, system, lam, theta=None, split, start, stop) -> np.ndarray:
+def compute_gram_tile(frame, encoder, *, system, lam, theta=None, split, start, stop, lowercase_sm=True) -> np.ndarray:
     """Rows ``start:stop`` of ``K(split, train)``: one tile of a Gram matrix computed as tiles.
 
     Assembled in order, the tiles of a split equal, bit for bit, the same
@@ -181,7 +181,7 @@ def compute_gram_tile(frame, encoder, *, system, lam, theta=None, split, start, 
 
     Parameters
     ----------
-    frame, encoder, system, lam, theta
+    frame, encoder, system, lam, theta, lowercase_sm
         As in :func:`compute_grams`.
     split : {"train", "dev", "test"}
     start, stop : int
@@ -191,13 +191,13 @@ def compute_gram_tile(frame, encoder, *, system, lam, theta=None, split, start, 
     -------
     ndarray of shape (stop - start, n_train)
     """
-    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta)
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=lowercase_sm)
     return setting.rows(split, start, stop)
 
 
-def compute_diags(frame, encoder, *, system, lam, theta=None) -> dict:
+def compute_diags(frame, encoder, *, system, lam, theta=None, lowercase_sm=True) -> dict:
     """``{split: K(x, x)}`` of one kernel setting (the diagonal a tiled Gram job does not carry)."""
-    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta)
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=lowercase_sm)
     return {s: setting.diag(s) for s in SPLITS}
 
 
@@ -334,12 +334,12 @@ def _evaluate(parts: dict, y: dict, predict, chosen: dict, dev_scores: dict, dat
     return SvmResult(rows, predictions, chosen, dev_scores, confusion)
 
 
-def primal_features(frame: pd.DataFrame, encoder, *, system: str, lam: float) -> dict:
+def primal_features(frame: pd.DataFrame, encoder, *, system: str, lam: float, lowercase_sm: bool = True) -> dict:
     """Explicit feature maps of every split (``AGKsm`` / ``AGKwess``), columns shared by the splits.
 
     Parameters
     ----------
-    frame, encoder, system, lam
+    frame, encoder, system, lam, lowercase_sm
         As in :func:`compute_grams`; ``system`` one of :data:`PRIMAL_SYSTEMS`.
 
     Returns
@@ -351,7 +351,7 @@ def primal_features(frame: pd.DataFrame, encoder, *, system: str, lam: float) ->
 
     if system not in PRIMAL_SYSTEMS:
         raise ValueError(f"primal training exists for {', '.join(PRIMAL_SYSTEMS)}, not {system!r}")
-    setting = _KernelSetting(frame, encoder, system=system, lam=lam)
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam, lowercase_sm=lowercase_sm)
     sentences = [x for s in SPLITS for x in setting.data[s]]
     phi = anygram_features(sentences, **{k: v for k, v in setting.kw.items() if k != "theta"})
     bounds = np.cumsum([0] + [len(setting.data[s]) for s in SPLITS])

@@ -4,7 +4,8 @@ Each function returns rows of :func:`kernbench.sensitivity.sensitivity_row`:
 the test accuracy of one system under an alternative setting against the main
 table's own predictions (the default) on the same test items. Alternatives are
 run with the main jobs' library functions: :func:`compute_grams` and
-:func:`run_svm` (theta, normalisation and C chosen on dev) for the kernels,
+:func:`run_svm` (theta, normalisation and C chosen on dev; SVC on Gram
+matrices, the default ``anygram.training``) for the kernels,
 :func:`kernbench.models.lstm.train_lstm` for the LSTMs.
 
 * ``anygram.lam``: the decay of the any-gram kernels;
@@ -76,7 +77,7 @@ def _row(*, choice, dataset, system, default, alternative, y_true, y_default, y_
 
 
 def lam_rows(frame, encoder, *, dataset, systems, lams, default_lam, C_grid, normalize_options, default_predictions,
-             resamples, seed) -> list[dict]:  # fmt: skip
+             resamples, seed, lowercase_sm=True) -> list[dict]:  # fmt: skip
     """Rows of ``anygram.lam``: each system retrained at each alternative decay.
 
     Parameters
@@ -96,6 +97,8 @@ def lam_rows(frame, encoder, *, dataset, systems, lams, default_lam, C_grid, nor
         ``{system: path}`` of the main table's predictions.
     resamples, seed : int
         Paired bootstrap.
+    lowercase_sm : bool, optional
+        ``anygram.lowercase_sm`` of the main table.
 
     Returns
     -------
@@ -106,7 +109,7 @@ def lam_rows(frame, encoder, *, dataset, systems, lams, default_lam, C_grid, nor
     for system in systems:
         y_default = test_predictions(default_predictions[system], test_ids)
         for lam in lams:
-            grams = compute_grams(frame, encoder, system=system, lam=lam)
+            grams = compute_grams(frame, encoder, system=system, lam=lam, lowercase_sm=lowercase_sm)
             result = run_svm(frame, {None: grams}, C_grid=C_grid, normalize_options=normalize_options, dataset=dataset)
             log.info("%s %s lam %g: chose %s", dataset, system, lam, result.chosen)
             rows.append(_row(
@@ -118,23 +121,25 @@ def lam_rows(frame, encoder, *, dataset, systems, lams, default_lam, C_grid, nor
 
 
 def lowercase_sm_rows(frame, encoder, *, dataset, lam, C_grid, normalize_options, default_predictions, resamples,
-                      seed) -> list[dict]:  # fmt: skip
-    """Rows of ``anygram.lowercase_sm``: AGKsm with tokens matched as written instead of lower-cased.
+                      seed, lowercase_sm=True) -> list[dict]:  # fmt: skip
+    """Rows of ``anygram.lowercase_sm``: AGKsm with the other casing of string match.
 
-    Parameters are those of :func:`lam_rows`; ``default_predictions`` is the path of the main AGKsm predictions.
+    Parameters are those of :func:`lam_rows`; ``default_predictions`` is the path of the main AGKsm predictions,
+    made with ``lowercase_sm``.
     """
     test_ids, y_true = _test_part(frame)
-    grams = compute_grams(frame, encoder, system="AGKsm", lam=lam, lowercase_sm=False)
+    grams = compute_grams(frame, encoder, system="AGKsm", lam=lam, lowercase_sm=not lowercase_sm)
     result = run_svm(frame, {None: grams}, C_grid=C_grid, normalize_options=normalize_options, dataset=dataset)
-    log.info("%s AGKsm cased: chose %s", dataset, result.chosen)
+    log.info("%s AGKsm lowercase_sm=%s: chose %s", dataset, not lowercase_sm, result.chosen)
+    name = {True: "lower-cased string match", False: "cased string match"}
     return [_row(
-        choice="anygram.lowercase_sm", dataset=dataset, system="AGKsm", default="lower-cased string match",
-        alternative="cased string match", y_true=y_true, y_default=test_predictions(default_predictions, test_ids),
+        choice="anygram.lowercase_sm", dataset=dataset, system="AGKsm", default=name[lowercase_sm],
+        alternative=name[not lowercase_sm], y_true=y_true, y_default=test_predictions(default_predictions, test_ids),
         y_alternative=_svm_test_predictions(result, test_ids), resamples=resamples, seed=seed,
     )]  # fmt: skip
 
 
-def pool_grams(frame, encoder, *, system, lam, theta=None) -> tuple[pd.DataFrame, dict]:
+def pool_grams(frame, encoder, *, system, lam, theta=None, lowercase_sm=True) -> tuple[pd.DataFrame, dict]:
     """Gram matrices over the whole SemEval training file (train and dev pooled) and of test against it.
 
     Returns
@@ -148,7 +153,7 @@ def pool_grams(frame, encoder, *, system, lam, theta=None) -> tuple[pd.DataFrame
     test = frame[frame["split"] == "test"]
     # compute_grams works on train/dev/test: the pool is the training split, dev is left empty
     pooled = pd.concat([pool.assign(split="train"), test], ignore_index=True)
-    g = compute_grams(pooled, encoder, system=system, lam=lam, theta=theta)
+    g = compute_grams(pooled, encoder, system=system, lam=lam, theta=theta, lowercase_sm=lowercase_sm)
     return pool, {"pool": g["train"], "test": g["test"]}
 
 
@@ -179,14 +184,14 @@ def resplit_grams(pool: pd.DataFrame, test: pd.DataFrame, grams: dict, dev: np.n
 
 
 def dev_split_rows(frame, encoder, *, dataset, systems, split_seeds, default_seed, dev_fraction, lam, thetas, C_grid,
-                   normalize_options, default_predictions, resamples, seed) -> list[dict]:  # fmt: skip
+                   normalize_options, default_predictions, resamples, seed, lowercase_sm=True) -> list[dict]:  # fmt: skip
     """Rows of ``semeval14.dev_split_seed``: other seeded dev hold-outs of the training file.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         The prepared SemEval dataset (``sentence_id`` for the grouped split).
-    encoder, dataset, lam, C_grid, normalize_options, resamples, seed
+    encoder, dataset, lam, C_grid, normalize_options, resamples, seed, lowercase_sm
         As in :func:`lam_rows`.
     systems : sequence of str
     split_seeds : sequence of int
@@ -211,7 +216,7 @@ def dev_split_rows(frame, encoder, *, dataset, systems, split_seeds, default_see
     rows = []
     for system in systems:
         theta = thetas.get(system)
-        pool, grams = pool_grams(frame, encoder, system=system, lam=lam, theta=theta)
+        pool, grams = pool_grams(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=lowercase_sm)
         y_default = test_predictions(default_predictions[system], test_ids)
         for split_seed in split_seeds:
             dev = dev_mask(pool, dev_fraction=dev_fraction, seed=split_seed, path=dataset)
@@ -284,3 +289,47 @@ def trainable_embeddings_rows(frame, emb, *, dataset, systems, seeds, lstm_confi
         ))  # fmt: skip
     return rows
 
+
+
+def sensitivity_jobs(config: dict) -> dict:
+    """The kernel sensitivity jobs a workflow config asks for.
+
+    Datasets and systems are kept only where the main table runs them (their
+    predictions are the default side); a job without datasets, systems or
+    alternatives is left out.
+
+    Parameters
+    ----------
+    config : dict
+        The workflow config.
+
+    Returns
+    -------
+    dict
+        ``{key: (choice, datasets, systems, settings)}`` with ``key`` the
+        ``--choice`` of ``kernbench anygram-sensitivity`` and ``settings`` its ``--settings``.
+    """
+    cfg = config["anygram"]
+    sens = cfg["sensitivity"]
+
+    def datasets(names):
+        return [d for d in names if d in config["datasets"] and d in cfg["agk_datasets"]]
+
+    def systems(names):
+        return [s for s in names if s in cfg["agk_systems"]]
+
+    common = {"lam": cfg["lam"], "lowercase_sm": cfg["lowercase_sm"], "C": cfg["C"], "normalize": cfg["normalize"]}
+    jobs = {
+        "lam": ("anygram.lam", datasets(sens["datasets"]), systems(sens["lam_systems"]),
+                {"alternatives": [x for x in sens["lam"] if x != cfg["lam"]]}),
+        "dev_split": ("semeval14.dev_split_seed", datasets(sens["datasets"]), systems(sens["dev_split_systems"]),
+                      {"alternatives": [x for x in sens["dev_split_seeds"] if x != config["seed"]],
+                       "default_seed": config["seed"], "dev_fraction": config["semeval14"]["dev_fraction"]}),
+        "lowercase_sm": ("anygram.lowercase_sm", datasets(sens["lowercase_sm_datasets"]), systems(["AGKsm"]),
+                         {"alternatives": [not cfg["lowercase_sm"]]}),
+    }  # fmt: skip
+    return {
+        key: (choice, ds, ss, {**common, "systems": ss, **settings})
+        for key, (choice, ds, ss, settings) in jobs.items()
+        if ds and ss and settings["alternatives"]
+    }
