@@ -84,3 +84,16 @@ def test_jobs_follow_the_main_table_and_drop_the_default_from_the_alternatives()
     assert jobs["lowercase_sm"][1] == ["semeval14_laptop", "sst"] and jobs["lowercase_sm"][3]["alternatives"] == [False]
     config["anygram"]["sensitivity"]["dev_split_seeds"] = [config["seed"]]
     assert "dev_split" not in sens.sensitivity_jobs(config)
+
+
+def test_cased_string_match_separates_capitalised_words(encoder):
+    """AGKsm: "Good" and "good" are one token lower-cased, two as written (K = sum of lam**n over shared n-grams)."""
+    frame = pd.DataFrame({
+        "split": ["train", "dev", "test"], "tokens": [["Good", "screen"], ["good"], ["good", "Screen"]],
+        "label": ["positive", "positive", "negative"], "id": ["a", "b", "c"],
+    })  # fmt: skip
+    lower = compute_grams(frame, encoder, system="AGKsm", lam=0.5)
+    cased = compute_grams(frame, encoder, system="AGKsm", lam=0.5, lowercase_sm=False)
+    assert lower["test"][0][0, 0] == pytest.approx(0.5 + 0.5 + 0.25)  # good, screen, good screen
+    assert cased["test"][0][0, 0] == 0.0
+    assert lower["dev"][0][0, 0] == pytest.approx(0.5) and cased["dev"][0][0, 0] == 0.0

@@ -64,7 +64,10 @@ class _KernelSetting:
             # west/wess inputs are per-sentence vectors (aspect dimension included), so no `vectors`
             self.data = {
                 s: encoder.encode(
-                    list(p["tokens"]), variant=variant, aspect_masks=list(p["aspect_mask"]) if aspects else None
+                    list(p["tokens"]),
+                    variant=variant,
+                    aspect_masks=list(p["aspect_mask"]) if aspects else None,
+                    lowercase_sm=lowercase_sm,
                 )
                 for s, p in parts.items()
             }
