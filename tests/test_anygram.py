@@ -204,7 +204,7 @@ def test_bad_arguments():
 def encoder():
     words = ["food", "good", "service", "the"]
     vectors = np.array([[1.0, 0.2, 0.0], [0.1, 1.0, 0.3], [0.9, 0.1, 0.4], [0.0, 0.0, 0.0]])
-    return TokenEncoder(words, vectors)
+    return TokenEncoder(words, vectors, cased=False)
 
 
 def test_aspects_under_string_match_rename_only_aspect_tokens(encoder, lam=0.4):

@@ -92,7 +92,7 @@ def test_gram_and_svm_commands(tmp_path, capsys):
     words = np.array(sorted({t.lower() for toks in frame.tokens for t in toks}))
     vectors = np.random.default_rng(1).normal(size=(words.size, 5)).astype(np.float32)
     emb = tmp_path / "emb.npz"
-    np.savez(emb, words=words, vectors=vectors, found=np.ones(words.size, bool))
+    np.savez(emb, words=words, vectors=vectors, found=np.ones(words.size, bool), cased=False)
     dirs = []
     for theta in (0.5, 0.9):
         out_dir = tmp_path / "cache" / kernel_name("AGKwest", 0.4, theta)

@@ -42,7 +42,7 @@ def sst_slice(mirror):
     sizes = {"train": 1500, "dev": 300, "test": 1000}
     frame = pd.concat([frame[frame["split"] == s].iloc[:n] for s, n in sizes.items()], ignore_index=True)
     vocabulary, matrix = glove_for(frame)
-    return frame, TokenEncoder(vocabulary, matrix)
+    return frame, TokenEncoder(vocabulary, matrix, cased=False)
 
 
 @pytest.mark.parametrize("system, variant", [("AGKsm", "sm"), ("AGKwess", "wess")])
@@ -71,7 +71,7 @@ def test_primal_command_writes_a_run_record(tmp_path, sst_slice):
     small = pd.concat([frame[frame["split"] == s].iloc[:n] for s, n in (("train", 200), ("dev", 60), ("test", 80))])
     prepared, emb = tmp_path / "sst.parquet", tmp_path / "emb.npz"
     small.to_parquet(prepared, index=False)
-    np.savez(emb, words=np.array(list(encoder.index)), vectors=encoder.vectors)
+    np.savez(emb, words=np.array(list(encoder.index)), vectors=encoder.vectors, cased=False)
     record = tmp_path / "AGKwess.json"
     settings = json.dumps({"lam": 0.4, "C": [1.0, 10.0], "normalize": [False, True]})
     assert main(["anygram-primal", "--dataset", "sst", "--system", "AGKwess", "--prepared", str(prepared),

@@ -30,7 +30,7 @@ def laptop_slice(laptop, tmp_path_factory):
     root = tmp_path_factory.mktemp("tiles")
     prepared, emb = root / "semeval14_laptop.parquet", root / "emb.npz"
     frame.to_parquet(prepared, index=False)
-    np.savez(emb, words=vocabulary, vectors=matrix)
+    np.savez(emb, words=vocabulary, vectors=matrix, cased=False)
     return root, prepared, emb
 
 

@@ -53,3 +53,69 @@ def test_glove_text_reader_handles_words_with_spaces_and_bad_lines(tmp_path):
     path.write_text("the 1 x 3\n", encoding="utf-8")
     with pytest.raises(DataError, match="line 1"):
         embeddings.load_glove_text(path, {"the"}, dim=3)
+
+
+def _vectors_file(mirror, name, lines):
+    """A GloVe-format text file in ``mirror/embeddings/``; returns its sha256."""
+    import hashlib
+
+    path = mirror / "embeddings" / name
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(f"{w} {' '.join(map(str, v))}\n" for w, v in lines), encoding="utf-8")
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "source, lines, expected",
+    [
+        # Cased vectors (840B): "Good" and "good" are different rows; a capitalised token gets its own vector.
+        ("glove840b300d", [("Good", [1, 0, 0]), ("good", [0, 1, 0]), ("Service", [0, 0, 1]), ("fast", [1, 1, 0])],
+         {"Good": [1, 0, 0], "good": [0, 1, 0], "Service": [0, 0, 1], "service": [0, 0, 0], "fast": [1, 1, 0]}),
+        # Uncased vectors (42B): every form of a word gets the one lower-case vector.
+        ("glove42b300d", [("good", [0, 1, 0]), ("service", [0, 0, 1]), ("fast", [1, 1, 0])],
+         {"Good": [0, 1, 0], "good": [0, 1, 0], "Service": [0, 0, 1], "service": [0, 0, 1], "fast": [1, 1, 0]}),
+    ],
+)
+def test_kernels_and_lstms_look_tokens_up_as_the_vectors_are_cased(tmp_path, source, lines, expected):
+    import pandas as pd
+
+    from kernbench.cli import main
+    from kernbench.kernels.anygram_encoding import TokenEncoder
+    from kernbench.models.lstm import embedding_matrix, encode_tokens
+
+    sha = _vectors_file(tmp_path / "mirror", "vectors.txt", lines)
+    sentence = ["Good", "fast", "Service", "good", "service"]
+    prepared = tmp_path / "prepared.parquet"
+    pd.DataFrame({"tokens": [sentence]}).to_parquet(prepared)
+    npz = tmp_path / "emb.npz"
+    code = main(
+        ["embeddings", "--prepared", str(prepared), "--source", source, "--out", str(npz),
+         "--url", "https://example.org/vectors.txt", f"--sha256={sha}", "--dim", "3",
+         "--mirror", str(tmp_path / "mirror"), "--raw-dir", str(tmp_path / "raw")]
+    )  # fmt: skip
+    assert code == 0
+    emb = embeddings.load_embeddings(npz)
+    assert emb.cased == (source == "glove840b300d") and emb.source == source
+    want = np.array([expected[t] for t in sentence], dtype=float)
+
+    # Kernels: the embedding variants read each token's vector.
+    encoder = TokenEncoder.from_npz(npz)
+    (vecs,) = encoder.encode([sentence], variant="wess")
+    np.testing.assert_array_equal(vecs, want)
+    # LSTMs: each token's row of the embedding layer.
+    (ids,) = encode_tokens([sentence], emb.words, cased=emb.cased)
+    np.testing.assert_array_equal(embedding_matrix(emb.vectors)[ids], want)
+    # String match is lower-cased by default, as written on request.
+    (sm,) = encoder.encode([sentence], variant="sm")
+    assert sm[0] == sm[3] and sm[2] == sm[4]
+    (sm_cased,) = encoder.encode([sentence], variant="sm", lowercase_sm=False)
+    assert len(set(sm_cased.tolist())) == 5
+
+
+def test_embeddings_file_without_casedness_is_refused(tmp_path):
+    path = tmp_path / "emb.npz"
+    np.savez(path, words=np.array(["a"]), vectors=np.zeros((1, 2)))
+    with pytest.raises(DataError, match="cased"):
+        embeddings.load_embeddings(path)
+    np.savez(path, words=np.array(["a"]), vectors=np.zeros((1, 2)), source=np.array("glove6b50d"))
+    assert embeddings.load_embeddings(path).cased is False

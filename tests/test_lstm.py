@@ -70,6 +70,7 @@ def test_table4_configuration_builds_the_architecture_it_names(lstm_config, data
         dropout=settings["dropout"],
         learning_rate=settings["learning_rate"],
         aspect=aspect,
+        trainable_embeddings=settings["trainable_embeddings"],
     )
     wrappers = [layer for layer in model.layers if isinstance(layer, keras.layers.Bidirectional)]
     if system == "BiLSTM":
@@ -96,7 +97,7 @@ def test_table4_configuration_builds_the_architecture_it_names(lstm_config, data
     out = model.layers[-1]
     assert out.units == N_CLASSES[dataset] and out.activation.__name__ == "softmax"
     emb = model.get_layer("embedding")
-    assert not emb.trainable
+    assert settings["trainable_embeddings"] and emb.trainable  # the config default: Keras trains its Embedding
     np.testing.assert_array_equal(emb.get_weights()[0], matrix)
     assert [i.name for i in model.inputs] == (["tokens", "aspect"] if aspect else ["tokens"])
     assert float(model.optimizer.learning_rate) == pytest.approx(lr)
@@ -123,7 +124,7 @@ def test_planned_runs_follow_the_datasets_and_seeds_of_the_config(lstm_config):
 
 def test_tokens_map_to_embedding_rows_by_lookup_key():
     words = np.array(["a", "b/c", "the"])
-    ids = lstm.encode_tokens([["The", "b\\/c", "zzz", "a"], []], words)
+    ids = lstm.encode_tokens([["The", "b\\/c", "zzz", "a"], []], words, cased=False)
     np.testing.assert_array_equal(ids[0], [3, 2, 4, 1])  # 0 is padding, 4 the zero row of unknown words
     assert len(ids[1]) == 0
     matrix = lstm.embedding_matrix(np.arange(6, dtype=np.float32).reshape(3, 2))
@@ -157,7 +158,7 @@ def test_seeded_training_on_laptop_beats_the_majority_class(laptop, laptop_vecto
     words, vectors = laptop_vectors
     settings = {"batch_size": 20, "layers": 1, "hidden_size": 32, "learning_rate": 0.003, "dropout": 0.0}
     result = lstm.train_lstm(
-        laptop, words, vectors, system="BiLSTM", settings={**settings, "max_epochs": 6, "patience": 6}, seed=7, dataset="semeval14_laptop"
+        laptop, words, vectors, cased=False, system="BiLSTM", settings={**settings, "max_epochs": 6, "patience": 6}, seed=7, dataset="semeval14_laptop"
     )
     train, test = laptop[laptop["split"] == "train"], laptop[laptop["split"] == "test"]
     majority = (test["label"] == train["label"].mode()[0]).mean()
@@ -197,7 +198,7 @@ def test_command_is_deterministic_and_saves_the_best_model(tmp_path, laptop, lap
     prepared = tmp_path / "laptop.parquet"
     frame.to_parquet(prepared, index=False)
     npz = tmp_path / "emb.npz"
-    np.savez(npz, words=laptop_vectors[0], vectors=laptop_vectors[1])
+    np.savez(npz, words=laptop_vectors[0], vectors=laptop_vectors[1], cased=False)
 
     first, preds = _run_cli(tmp_path, "a", prepared, npz, seed=11)
     again, preds_again = _run_cli(tmp_path, "b", prepared, npz, seed=11)
@@ -215,7 +216,7 @@ def test_command_is_deterministic_and_saves_the_best_model(tmp_path, laptop, lap
     # The saved model is the best-dev one: reloaded, it reproduces the recorded test predictions.
     model = keras.saving.load_model(first["artifacts"][0])
     test = frame[frame["split"] == "test"]
-    ids = lstm.encode_tokens(test["tokens"], laptop_vectors[0])
+    ids = lstm.encode_tokens(test["tokens"], laptop_vectors[0], cased=False)
     aspect = [np.asarray(m, dtype=np.float32) for m in test["aspect_mask"]]
     classes = sorted(frame["label"].unique())
     reloaded = [classes[i] for i in lstm.predict_proba(model, ids, aspect).argmax(axis=1)]

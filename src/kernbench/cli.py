@@ -40,16 +40,14 @@ def _cmd_prepare(args) -> None:
 
 
 def _cmd_embeddings(args) -> None:
-    import numpy as np
     import pandas as pd
 
     from kernbench.data import embeddings
-    from kernbench.fileio import atomic_path
 
     tokens = [t for path in args.prepared for toks in pd.read_parquet(path, columns=["tokens"])["tokens"] for t in toks]
+    cased = embeddings.SOURCES[args.source]
     if args.source == "glove6b50d":
         words, vectors = embeddings.load_glove_6b_50d()
-        cased = False
     else:
         from kernbench.data.fetch import fetch_file
         from kernbench.data.registry import RawFile
@@ -58,16 +56,14 @@ def _cmd_embeddings(args) -> None:
         archive = fetch_file(
             entry, mirror=Path(args.mirror), dest_dir=Path(args.raw_dir), source=f"GloVe vectors from {args.url}"
         )
-        cased = True
         keys = {embeddings.lookup_key(t, cased=cased) for t in tokens}
         words, vectors = embeddings.load_glove_text(archive, keys, dim=args.dim)
     vocabulary, matrix, found = embeddings.cut_to_vocabulary(tokens, words, vectors, cased=cased)
-    with atomic_path(args.out) as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, words=vocabulary, vectors=matrix, found=found, source=np.array(args.source))
+    embeddings.save_embeddings(args.out, words=vocabulary, vectors=matrix, found=found, source=args.source)
     log.info(
-        "%s: %d word types, %.1f%% with a pre-trained vector (others get the zero vector)",
+        "%s (%s): %d word types, %.1f%% with a pre-trained vector (others get the zero vector)",
         args.source,
+        "cased" if cased else "uncased",
         len(vocabulary),
         100.0 * found.mean() if len(found) else 0.0,
     )
@@ -151,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("embeddings", help="cut pre-trained embeddings to the corpora's vocabulary")
     p.add_argument("--prepared", nargs="+", required=True)
-    p.add_argument("--source", choices=["glove6b50d", "glove840b300d"], required=True)
+    p.add_argument("--source", choices=["glove6b50d", "glove42b300d", "glove840b300d"], required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--url", default="")
     p.add_argument("--sha256", default="")

@@ -2,6 +2,7 @@
 from kernbench.experiments.anygram import gram_files as anygram_gram_files
 from kernbench.experiments.anygram import planned_runs as anygram_runs
 from kernbench.experiments.anygram import tile_files as anygram_tile_files
+from kernbench.experiments.anygram_sensitivity import sensitivity_jobs as anygram_sensitivity_jobs
 
 ANYGRAM = config["anygram"]
 ANYGRAM_CACHE = f"{RESULTS}/cache/anygram"
@@ -9,6 +10,10 @@ ANYGRAM_KERNEL = r"(AGK|NGTK)[a-z]+_lam[0-9.e+-]+(_theta[0-9.e+-]+)?"
 # training: primal moves AGKsm and AGKwess from SVC on Gram matrices to a linear SVM on their feature maps.
 ANYGRAM_PRIMAL = ANYGRAM["training"] == "primal"
 ANYGRAM_SVM_SYSTEMS = "AGKwest|NGTKsm|NGTKwest" if ANYGRAM_PRIMAL else "AGKsm|AGKwest|AGKwess|NGTKsm|NGTKwest"
+# Only the AGKsm Gram jobs see the casing of string match.
+ANYGRAM_CASED_SM = lambda wildcards: (
+    "" if ANYGRAM["lowercase_sm"] or not wildcards.kernel.startswith("AGKsm_") else "--cased-sm"
+)
 ANYGRAM_GRAM_FILES = [
     f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/{split}{suffix}.npz"
     for suffix in ("", "_diag")
@@ -34,6 +39,7 @@ if ANYGRAM["tile_rows"]:
             f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/tiles/{{split}}_{{tile}}.npz",
         params:
             tile_rows=ANYGRAM["tile_rows"],
+            cased_sm=ANYGRAM_CASED_SM,
         log:
             f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}/{{split}}_{{tile}}.log",
         wildcard_constraints:
@@ -50,7 +56,8 @@ if ANYGRAM["tile_rows"]:
         shell:
             "kernbench anygram-gram-tile --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
             "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --split {wildcards.split} "
-            "--tile {wildcards.tile} --tile-rows {params.tile_rows} --threads {threads} --out {output:q} > {log} 2>&1"
+            "--tile {wildcards.tile} --tile-rows {params.tile_rows} {params.cased_sm} --threads {threads} --out {output:q} "
+            "> {log} 2>&1"
 
     rule anygram_gram_assemble:
         input:
@@ -67,6 +74,7 @@ if ANYGRAM["tile_rows"]:
             ANYGRAM_GRAM_FILES,
         params:
             out_dir=lambda wildcards, output: os.path.dirname(output[0]),
+            cased_sm=ANYGRAM_CASED_SM,
         log:
             f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}.log",
         wildcard_constraints:
@@ -81,7 +89,7 @@ if ANYGRAM["tile_rows"]:
         shell:
             "kernbench anygram-gram-assemble --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
             "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --tiles {input.tiles:q} "
-            "--threads {threads} --out-dir {params.out_dir:q} > {log} 2>&1"
+            "{params.cased_sm} --threads {threads} --out-dir {params.out_dir:q} > {log} 2>&1"
 
 else:
 
@@ -93,6 +101,7 @@ else:
             ANYGRAM_GRAM_FILES,
         params:
             out_dir=lambda wildcards, output: os.path.dirname(output[0]),
+            cased_sm=ANYGRAM_CASED_SM,
         log:
             f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}.log",
         wildcard_constraints:
@@ -106,7 +115,7 @@ else:
             runtime=60,
         shell:
             "kernbench anygram-gram --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
-            "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --threads {threads} "
+            "--prepared {input.prepared:q} --embeddings {input.embeddings:q} {params.cased_sm} --threads {threads} "
             "--out-dir {params.out_dir:q} > {log} 2>&1"
 
 
@@ -153,7 +162,13 @@ if ANYGRAM_PRIMAL:
             confusion=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.confusion.csv",
         params:
             settings=json.dumps(
-                {"lam": ANYGRAM["lam"], "C": ANYGRAM["C"], "normalize": ANYGRAM["normalize"]}, sort_keys=True
+                {
+                    "lam": ANYGRAM["lam"],
+                    "lowercase_sm": ANYGRAM["lowercase_sm"],
+                    "C": ANYGRAM["C"],
+                    "normalize": ANYGRAM["normalize"],
+                },
+                sort_keys=True,
             ),
             seed=config["seed"],
             profile=config["profile"],
@@ -241,3 +256,47 @@ rule anygram_throughput_figure:
 
 
 COMPARED_TABLES.append("anygram")
+
+
+# Sensitivity rows (tables/sensitivity.csv) of the kernel systems: lam, the SemEval dev split, casing of sm.
+# The default side is the main table's predictions; only the alternatives are computed here.
+for _key, (_choice, _datasets, _systems, _settings) in anygram_sensitivity_jobs(config).items():
+    SENSITIVITY_PARTS.append(f"{RESULTS}/sensitivity/anygram/{_choice}.csv")
+
+    rule:
+        name:
+            f"anygram_sensitivity_{_key}"
+        input:
+            prepared=[f"{RESULTS}/prepared/{d}.parquet" for d in _datasets],
+            embeddings=EMBEDDINGS,
+            defaults=[
+                f"{RESULTS}/runs/anygram/{d}/kernels/{s}.{ext}"
+                for d in _datasets
+                for s in _systems
+                for ext in ("json", "predictions.parquet")
+            ],
+        output:
+            f"{RESULTS}/sensitivity/anygram/{_choice}.csv",
+        params:
+            choice=_key,
+            datasets=_datasets,
+            settings=json.dumps(_settings, sort_keys=True),
+            # runs/anygram/<dataset>/<kind>/<file> -> runs/anygram
+            runs_dir=lambda wildcards, input: os.path.dirname(os.path.dirname(os.path.dirname(input.defaults[0]))),
+            resamples=config["uncertainty"]["resamples"],
+            seed=config["seed"],
+        log:
+            f"{LOGS}/sensitivity/anygram/{_choice}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/sensitivity/anygram/{_choice}.tsv"
+        conda:
+            CONDA_ENV
+        threads: 2
+        resources:
+            mem_mb=6000,
+            runtime=60,
+        shell:
+            "kernbench anygram-sensitivity --choice {params.choice} --datasets {params.datasets:q} "
+            "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --runs-dir {params.runs_dir:q} "
+            "--settings {params.settings:q} --resamples {params.resamples} --seed {params.seed} "
+            "--threads {threads} --out {output:q} > {log:q} 2>&1"

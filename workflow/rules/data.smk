@@ -58,9 +58,9 @@ rule embeddings:
         EMBEDDINGS,
     params:
         source=config["embeddings"]["source"],
-        url=config["embeddings"].get("glove840b300d", {}).get("url", ""),
-        sha256=config["embeddings"].get("glove840b300d", {}).get("sha256", ""),
-        size=config["embeddings"].get("glove840b300d", {}).get("size", 0),
+        url=config["embeddings"].get(config["embeddings"]["source"], {}).get("url", ""),
+        sha256=config["embeddings"].get(config["embeddings"]["source"], {}).get("sha256", ""),
+        size=config["embeddings"].get(config["embeddings"]["source"], {}).get("size", 0),
         mirror=config["data"]["mirror"],
         raw_dir=lambda wildcards, output: os.path.join(os.path.dirname(os.path.dirname(output[0])), "raw"),
     log:

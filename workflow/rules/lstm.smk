@@ -37,3 +37,67 @@ rule lstm:
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
         "--profile {params.profile} --threads {threads} "
         "--record {output.record:q} --predictions {output.predictions:q} --model {output.model:q} > {log} 2>&1"
+
+
+# Sensitivity rows of the LSTMs (tables/sensitivity.csv): the other embedding-layer setting, every system and seed,
+# one job per dataset; the default side is the main runs' predictions.
+LSTM_SENS_DATASETS = [
+    d for d in config["lstm"]["sensitivity_datasets"] if d in config["lstm"]["datasets"] and d in config["datasets"]
+]
+if LSTM_SENS_DATASETS:
+    SENSITIVITY_PARTS.append(f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings.csv")
+
+
+rule lstm_sensitivity_dataset:
+    input:
+        prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
+        embeddings=EMBEDDINGS,
+        defaults=lambda wc: [
+            f"{RESULTS}/runs/anygram/{wc.dataset}/lstm/{s}_seed{seed}.predictions.parquet"
+            for s in config["lstm"]["systems"]
+            for seed in config["lstm"]["seeds"]
+        ],
+    output:
+        f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}.csv",
+    params:
+        settings=json.dumps(config["lstm"], sort_keys=True),
+        # runs/anygram/<dataset>/lstm/<file> -> runs/anygram
+        runs_dir=lambda wildcards, input: os.path.dirname(os.path.dirname(os.path.dirname(input.defaults[0]))),
+        resamples=config["uncertainty"]["resamples"],
+        seed=config["seed"],
+    log:
+        f"{LOGS}/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}.tsv"
+    wildcard_constraints:
+        dataset="|".join(TOKENISED),
+    conda:
+        CONDA_ENV
+    # One thread per job, as the main LSTM jobs: the datasets' jobs share the two cores.
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=120,
+    shell:
+        "kernbench lstm-sensitivity --datasets {wildcards.dataset} --prepared {input.prepared:q} "
+        "--embeddings {input.embeddings:q} --runs-dir {params.runs_dir:q} --settings {params.settings:q} "
+        "--resamples {params.resamples} --seed {params.seed} --threads {threads} --out {output:q} > {log:q} 2>&1"
+
+
+rule lstm_sensitivity:
+    input:
+        [f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{d}.csv" for d in LSTM_SENS_DATASETS],
+    output:
+        f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings.csv",
+    log:
+        f"{LOGS}/sensitivity/anygram/lstm.trainable_embeddings.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/sensitivity/anygram/lstm.trainable_embeddings.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    shell:
+        "kernbench sensitivity-concat --parts {input:q} --out {output:q} > {log:q} 2>&1"

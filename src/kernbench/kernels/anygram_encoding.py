@@ -1,7 +1,9 @@
 """Prepared tokens to kernel inputs: token ids, per-sentence token vectors, aspect-term marking.
 
 Tokens are looked up with :func:`kernbench.data.embeddings.lookup_key` in the
-embeddings' ``words``; the row number is the token id. A token missing from
+embeddings' ``words``, lower-cased or not as the embeddings file states; the
+row number is the token id. String match (``sm``) may be told to match tokens
+lower-cased whatever the vectors' casedness (``lowercase_sm``). A token missing from
 ``words`` gets a fresh id (and a zero vector, cosine 0 with everything), the
 same id on every call of one :class:`TokenEncoder`.
 
@@ -16,8 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kernbench.data.embeddings import lookup_key
-from kernbench.errors import DataError
+from kernbench.data.embeddings import load_embeddings, lookup_key
 
 ASPECT_SUFFIX = "_AT"
 
@@ -31,9 +32,12 @@ class TokenEncoder:
         Lookup keys, one per row of ``vectors``.
     vectors : ndarray of shape (V, d)
         Token vectors.
+    cased : bool
+        Whether ``words`` keep case (then tokens are looked up as written, else lower-cased).
     """
 
-    def __init__(self, words, vectors):
+    def __init__(self, words, vectors, *, cased: bool):
+        self.cased = bool(cased)
         self.vectors = np.asarray(vectors, dtype=np.float64)
         self.index = {str(w): i for i, w in enumerate(words)}
         if len(self.index) != self.vectors.shape[0]:
@@ -41,18 +45,15 @@ class TokenEncoder:
 
     @classmethod
     def from_npz(cls, path: str | Path) -> "TokenEncoder":
-        """Read ``words`` and ``vectors`` from an embeddings ``.npz``.
+        """Read ``words``, ``vectors`` and their casedness from an embeddings ``.npz``.
 
         Raises
         ------
         DataError
-            If the file cannot be read or lacks either array.
+            If the file cannot be read, lacks either array or states no casedness.
         """
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                return cls(data["words"], data["vectors"])
-        except (OSError, KeyError, ValueError) as exc:
-            raise DataError(f"{path}: not an embeddings file with `words` and `vectors` ({exc})") from exc
+        emb = load_embeddings(path)
+        return cls(emb.words, emb.vectors, cased=emb.cased)
 
     def _id(self, key: str) -> int:
         idx = self.index.get(key)
@@ -60,19 +61,23 @@ class TokenEncoder:
             idx = self.index[key] = len(self.index)
         return idx
 
-    def ids(self, tokens, aspect_mask=None) -> np.ndarray:
+    def ids(self, tokens, aspect_mask=None, *, cased: bool | None = None) -> np.ndarray:
         """Token ids of one sentence; with ``aspect_mask``, aspect tokens get their ``_AT`` id.
 
         Parameters
         ----------
         tokens : sequence of str
         aspect_mask : sequence of int or bool, optional
+        cased : bool, optional
+            Keep case in the keys; default: as the embeddings file states. Another
+            setting is for string match only (the keys may then lack a vector).
 
         Returns
         -------
         ndarray of int64
         """
-        keys = [lookup_key(str(t), cased=False) for t in tokens]
+        cased = self.cased if cased is None else bool(cased)
+        keys = [lookup_key(str(t), cased=cased) for t in tokens]
         if aspect_mask is not None:
             keys = [k + ASPECT_SUFFIX if m else k for k, m in zip(keys, aspect_mask, strict=True)]
         return np.array([self._id(k) for k in keys], dtype=np.int64)
@@ -85,7 +90,7 @@ class TokenEncoder:
         out[known] = self.vectors[ids[known]]
         return out
 
-    def encode(self, sentences, *, variant: str, aspect_masks=None) -> list[np.ndarray]:
+    def encode(self, sentences, *, variant: str, aspect_masks=None, lowercase_sm: bool = True) -> list[np.ndarray]:
         """Kernel input for a list of tokenised sentences.
 
         Parameters
@@ -96,6 +101,9 @@ class TokenEncoder:
             (L x (d+1)) with the aspect dimension when ``aspect_masks`` is given.
         aspect_masks : sequence of sequence of int, optional
             1 on aspect-term tokens.
+        lowercase_sm : bool, optional
+            ``sm`` only: match tokens lower-cased (True) or as written (False),
+            whatever the casedness of the vectors.
 
         Returns
         -------
@@ -105,7 +113,7 @@ class TokenEncoder:
         if len(masks) != len(sentences):
             raise ValueError(f"{len(masks)} aspect masks for {len(sentences)} sentences")
         if variant == "sm":
-            return [self.ids(toks, mask) for toks, mask in zip(sentences, masks)]
+            return [self.ids(toks, mask, cased=not lowercase_sm) for toks, mask in zip(sentences, masks)]
         out = []
         for toks, mask in zip(sentences, masks):
             vecs = self.vectors_of(self.ids(toks))

@@ -154,7 +154,7 @@ def embedding_matrix(vectors: np.ndarray) -> np.ndarray:
     return np.vstack([zero, vectors, zero])
 
 
-def encode_tokens(token_lists, words: np.ndarray) -> list[np.ndarray]:
+def encode_tokens(token_lists, words: np.ndarray, *, cased: bool) -> list[np.ndarray]:
     """Map each sentence's tokens to rows of :func:`embedding_matrix`.
 
     Parameters
@@ -163,6 +163,8 @@ def encode_tokens(token_lists, words: np.ndarray) -> list[np.ndarray]:
         Tokens of each sentence.
     words : numpy.ndarray of str
         Sorted lookup keys of the embeddings file (``words`` of the npz).
+    cased : bool
+        Whether ``words`` keep case (the embeddings file's ``cased``); else tokens are looked up lower-cased.
 
     Returns
     -------
@@ -173,7 +175,7 @@ def encode_tokens(token_lists, words: np.ndarray) -> list[np.ndarray]:
     unknown = len(words) + 1
     encoded = []
     for tokens in token_lists:
-        keys = np.array([lookup_key(t, cased=False) for t in tokens], dtype=str)
+        keys = np.array([lookup_key(t, cased=cased) for t in tokens], dtype=str)
         if len(keys) == 0:
             encoded.append(np.zeros(0, dtype=np.int32))
             continue
@@ -301,6 +303,7 @@ def train_lstm(
     words: np.ndarray,
     vectors: np.ndarray,
     *,
+    cased: bool,
     system: str,
     settings: dict,
     seed: int,
@@ -314,6 +317,8 @@ def train_lstm(
         A prepared tokenised dataset (``split``, ``label``, ``tokens``; ``aspect_mask`` on SemEval).
     words, vectors : numpy.ndarray
         The embeddings file's lookup keys and vectors.
+    cased : bool
+        Whether ``words`` keep case (see :func:`kernbench.data.embeddings.load_embeddings`).
     system : {"UniLSTM", "BiLSTM"}
     settings : dict
         From :func:`resolve_settings`.
@@ -341,7 +346,7 @@ def train_lstm(
     has_aspect = "aspect_mask" in frame.columns
 
     def encoded(part):
-        ids = encode_tokens(part["tokens"], words)
+        ids = encode_tokens(part["tokens"], words, cased=cased)
         aspect = [np.asarray(m, dtype=np.float32) for m in part["aspect_mask"]] if has_aspect else None
         y = np.array([index[c] for c in part["label"]], dtype=np.int32)
         return ids, aspect, y
