@@ -11,6 +11,7 @@ import sys
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from kernbench.tracking import TrackingError, default_tracking_uri, log_records
@@ -87,6 +88,56 @@ def test_killed_lstm_job_leaves_no_record_or_model_and_reruns(tmp_path):
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
     assert json.loads(record.read_text())["system"] == "UniLSTM"
     assert record.with_name(record.name.replace(".json", ".keras")).stat().st_size > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGHUP], ids=["SIGKILL", "Ctrl-C", "hangup"])
+def test_interrupted_snakemake_resumes_with_the_same_command(tmp_path, sig):
+    """The README's recovery: after Snakemake itself is killed mid-job, rerunning the same command works."""
+    results = tmp_path / "results"
+    target = results / "prepared/sst.parquet"
+    command = _smoke_args(results, str(target))
+    # Its own process group, signalled as a terminal signals the foreground job (all of it).
+    proc = subprocess.Popen(
+        command, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    _wait_for_process(f"bin/kernbench prepare .*{results}", proc)
+    time.sleep(1.0)  # inside the prepare job
+    os.killpg(proc.pid, sig)
+    assert proc.wait(timeout=120) != 0
+    assert not target.exists()
+
+    rerun = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
+    assert len(pd.read_parquet(target)) > 0
+
+
+def test_stale_snakemake_locks_are_removed_and_live_ones_kept(tmp_path):
+    from kernbench.workflow_lock import clear_stale_locks, record_owner
+
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    for name in ("0.input.lock", "0.output.lock", "1.input.lock", "1.output.lock", "2.output.lock"):
+        (locks / name).write_text("/some/file\n")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        record_owner(locks, ["0.input.lock", "0.output.lock"], pid=dead.pid)
+        dead.wait()
+        elsewhere = record_owner(locks, ["2.output.lock"], pid=live.pid).rename(locks / "kernbench-owner.1.json")
+        elsewhere.write_text(elsewhere.read_text().replace('"host": "', '"host": "other-'))
+        record_owner(locks, [locks / "1.input.lock", locks / "1.output.lock"], pid=live.pid)
+        messages = clear_stale_locks(locks)
+        assert len(messages) == 1 and str(dead.pid) in messages[0]
+        assert sorted(p.name for p in locks.iterdir()) == [
+            "1.input.lock", "1.output.lock", "2.output.lock", "kernbench-owner.1.json", f"kernbench-owner.{live.pid}.json"
+        ]
+    finally:
+        live.kill()
+        live.wait()
+    clear_stale_locks(locks)  # now the live one is dead too; the other host's lock stays
+    assert sorted(p.name for p in locks.iterdir()) == ["2.output.lock", "kernbench-owner.1.json"]
+    assert clear_stale_locks(tmp_path / "missing") == []
 
 
 def _wait_for_process(pattern: str, parent: subprocess.Popen, timeout: float = 240.0) -> int:

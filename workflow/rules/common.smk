@@ -9,6 +9,7 @@ from snakemake.utils import update_config, validate
 from kernbench.catalog import BASELINE_SYSTEMS, DATASETS, TOKENISED
 from kernbench.data.registry import RAW_DATASETS
 from kernbench.provenance import config_hash
+from kernbench.workflow_lock import clear_stale_locks, record_owner
 
 
 def _apply_profile(cfg):
@@ -31,6 +32,20 @@ LOGS = f"{RESULTS}/logs"
 # Jobs read this to stamp their run records; an environment variable, not a param, so that a
 # config change elsewhere does not invalidate every job.
 os.environ["KERNBENCH_CONFIG_HASH"] = config_hash(config)
+
+# A Snakemake killed with SIGKILL (or by a lost terminal) leaves its locks behind; the locks of a
+# process that no longer runs on this host are removed here, so rerunning the same command resumes.
+SNAKEMAKE_LOCKS = os.path.abspath(os.path.join(".snakemake", "locks"))
+for _message in clear_stale_locks(SNAKEMAKE_LOCKS):
+    print(f"kernbench: {_message}", file=sys.stderr)
+
+
+onstart:
+    # The lock files this process took (file persistence; other backends keep their own locks).
+    _taken = list(getattr(workflow.persistence, "_lockfile", {}).values())
+    if _taken:
+        record_owner(SNAKEMAKE_LOCKS, _taken)
+
 
 # Rules call the `kernbench` entry point installed beside the Python running Snakemake,
 # so the workflow works from an unactivated virtualenv too.
