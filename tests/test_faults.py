@@ -173,6 +173,35 @@ def test_unreachable_tracking_server_fails_clearly_and_keeps_records(tmp_path, m
     assert all(r.exists() for r in records) and not manifest.exists()
 
 
+def test_track_failing_mid_run_is_redone_on_rerun(tmp_path):
+    """A run whose logging stopped part-way (here: an artifact that cannot be copied) is not kept as logged."""
+    from mlflow.tracking import MlflowClient
+
+    records = _records(tmp_path)
+    extra = tmp_path / "model"
+    extra.mkdir()
+    (extra / "weights.bin").write_bytes(b"w")
+    (extra / "broken").symlink_to(tmp_path / "nowhere")  # copying the directory fails
+    record = json.loads(records[1].read_text())
+    record["artifacts"] = [str(extra)]
+    records[1].write_text(json.dumps(record))
+    uri = default_tracking_uri(tmp_path)
+    with pytest.raises(TrackingError):
+        log_records(records, tracking_uri=uri, artifact_root=tmp_path / "art")
+
+    (extra / "broken").unlink()
+    manifest = log_records(records, tracking_uri=uri, artifact_root=tmp_path / "art")
+    assert [m["status"] for m in manifest] == ["unchanged", "replaced"]
+    client = MlflowClient(tracking_uri=uri)
+    runs = client.search_runs([client.get_experiment_by_name("kernbench-anygram").experiment_id])
+    assert len(runs) == 2 and all(r.data.tags.get("content_hash") for r in runs)
+    artifacts = {a.path for a in client.list_artifacts(manifest[1]["run_id"])}
+    assert {records[1].name, "model"} <= artifacts
+    assert [a.path for a in client.list_artifacts(manifest[1]["run_id"], "model")] == ["model/weights.bin"]
+    again = log_records(records, tracking_uri=uri, artifact_root=tmp_path / "art")
+    assert [m["status"] for m in again] == ["unchanged", "unchanged"]
+
+
 def test_locked_store_fails_clearly_then_succeeds_when_rerun(tmp_path):
     records = _records(tmp_path)
     uri = default_tracking_uri(tmp_path)
