@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -154,3 +156,56 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(tmp_path):
     for name in ("baselines.csv", "anygram.csv", "fisher.csv", "ordinal.csv", "significance.csv",
                  "anygram_accuracy.png", "fisher_average_precision.png"):
         assert name in html, name
+
+
+def _rules(config):
+    """Every rule of the workflow as Snakemake builds it for ``config`` (overrides of config.yaml)."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
+
+    with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
+        workflow = api.workflow(
+            resource_settings=ResourceSettings(cores=1),
+            config_settings=ConfigSettings(config=config),
+            snakefile=REPO_ROOT / "Snakefile",
+            workdir=REPO_ROOT,
+        )
+        return list(workflow._workflow.rules)
+
+
+_SAFE_UNQUOTED = re.compile(r"^[-\w.]*$")  # a name, number or flag: no space, quote or path separator
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{}, {"anygram": {"tile_rows": 256, "training": "primal"}}],
+    ids=["default", "tiled-primal"],
+)
+def test_every_path_in_every_shell_command_is_quoted(tmp_path, config):
+    """A results_dir (or mirror) with a space or quote in it must reach every command as one argument."""
+    rules = [r for r in _rules({"results_dir": str(tmp_path / "with space"), **config}) if r.shellcmd]
+    assert len(rules) >= 20
+    unquoted = []
+    for rule in rules:
+        for _, field, spec, _ in string.Formatter().parse(rule.shellcmd):
+            if field is None or spec == "q" or field == "threads" or field.split(".")[0] in ("wildcards", "resources"):
+                continue
+            kind, _, name = field.partition(".")
+            value = getattr(rule, kind)[name] if kind == "params" and name else None
+            if kind == "params" and (isinstance(value, (int, float)) or (isinstance(value, str) and _SAFE_UNQUOTED.match(value))):
+                continue
+            unquoted.append(f"{rule.name}: {{{field}}}")
+    assert not unquoted
+
+
+def test_fetch_job_with_a_space_in_results_dir_logs_inside_it(tmp_path):
+    workdir = tmp_path / "work dir"
+    results = workdir / "my results"
+    target = results / "raw/sst/train.txt"
+    result = snakemake("--config", f"results_dir={results}", "--", str(target))
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert target.stat().st_size > 0
+    log = results / "logs/fetch/sst.log"
+    assert log.is_file()
+    assert sorted(p.name for p in workdir.iterdir()) == ["my results"]  # no stray file beside it
+    assert not (REPO_ROOT / "my").exists() and not (tmp_path / "work").exists()

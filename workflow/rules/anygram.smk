@@ -50,7 +50,7 @@ if ANYGRAM["tile_rows"]:
         shell:
             "kernbench anygram-gram-tile --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
             "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --split {wildcards.split} "
-            "--tile {wildcards.tile} --tile-rows {params.tile_rows} --threads {threads} --out {output:q} > {log} 2>&1"
+            "--tile {wildcards.tile} --tile-rows {params.tile_rows} --threads {threads} --out {output:q} > {log:q} 2>&1"
 
     rule anygram_gram_assemble:
         input:
@@ -81,7 +81,7 @@ if ANYGRAM["tile_rows"]:
         shell:
             "kernbench anygram-gram-assemble --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
             "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --tiles {input.tiles:q} "
-            "--threads {threads} --out-dir {params.out_dir:q} > {log} 2>&1"
+            "--threads {threads} --out-dir {params.out_dir:q} > {log:q} 2>&1"
 
 else:
 
@@ -107,7 +107,7 @@ else:
         shell:
             "kernbench anygram-gram --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
             "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --threads {threads} "
-            "--out-dir {params.out_dir:q} > {log} 2>&1"
+            "--out-dir {params.out_dir:q} > {log:q} 2>&1"
 
 
 rule anygram_svm:
@@ -137,8 +137,8 @@ rule anygram_svm:
     shell:
         "kernbench anygram-svm --dataset {wildcards.dataset} --system {wildcards.system} "
         "--prepared {input.prepared:q} --grams {params.gram_dirs:q} --settings {params.settings:q} "
-        "--seed {params.seed} --profile {params.profile} --threads {threads} --record {output.record:q} "
-        "--predictions {output.predictions:q} --confusion {output.confusion:q} > {log} 2>&1"
+        "--seed {params.seed} --profile {params.profile:q} --threads {threads} --record {output.record:q} "
+        "--predictions {output.predictions:q} --confusion {output.confusion:q} > {log:q} 2>&1"
 
 
 if ANYGRAM_PRIMAL:
@@ -171,8 +171,8 @@ if ANYGRAM_PRIMAL:
         shell:
             "kernbench anygram-primal --dataset {wildcards.dataset} --system {wildcards.system} "
             "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
-            "--seed {params.seed} --profile {params.profile} --threads {threads} --record {output.record:q} "
-            "--predictions {output.predictions:q} --confusion {output.confusion:q} > {log} 2>&1"
+            "--seed {params.seed} --profile {params.profile:q} --threads {threads} --record {output.record:q} "
+            "--predictions {output.predictions:q} --confusion {output.confusion:q} > {log:q} 2>&1"
 
 
 rule anygram_benchmark:
@@ -195,7 +195,7 @@ rule anygram_benchmark:
         runtime=60,
     shell:
         "python {input.script:q} --sst {input.sst:q} --laptop {input.laptop:q} --embeddings {input.embeddings:q} "
-        "--settings {params.settings:q} --threads {threads} --out {output.csv:q} > {log} 2>&1"
+        "--settings {params.settings:q} --threads {threads} --out {output.csv:q} > {log:q} 2>&1"
 
 
 rule anygram_accuracy_figure:
@@ -216,7 +216,7 @@ rule anygram_accuracy_figure:
         mem_mb=1000,
         runtime=5,
     shell:
-        "kernbench figure anygram-accuracy --input {input:q} --out {output:q} > {log} 2>&1"
+        "kernbench figure anygram-accuracy --input {input:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule anygram_throughput_figure:
@@ -237,4 +237,4 @@ rule anygram_throughput_figure:
         mem_mb=1000,
         runtime=5,
     shell:
-        "kernbench figure throughput --input {input:q} --out {output:q} > {log} 2>&1"
+        "kernbench figure throughput --input {input:q} --out {output:q} > {log:q} 2>&1"

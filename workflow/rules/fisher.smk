@@ -31,7 +31,7 @@ rule fisher_features:
     shell:
         "kernbench fisher-features --system {wildcards.system} --prepared {input.prepared:q} "
         "--params {params.settings:q} --threads {threads} --out {output.features:q} --info {output.info:q} "
-        "> {log} 2>&1"
+        "> {log:q} 2>&1"
 
 
 rule fisher_svm:
@@ -60,8 +60,8 @@ rule fisher_svm:
     shell:
         "kernbench fisher-svm --system {wildcards.system} --category {wildcards.category} "
         "--prepared {input.prepared:q} --features {input.features:q} --features-info {input.info:q} "
-        "--params {params.settings:q} --seed {params.seed} --profile {params.profile} --threads {threads} "
-        "--record {output.record:q} --predictions {output.predictions:q} > {log} 2>&1"
+        "--params {params.settings:q} --seed {params.seed} --profile {params.profile:q} --threads {threads} "
+        "--record {output.record:q} --predictions {output.predictions:q} > {log:q} 2>&1"
 
 
 rule fisher_plot:
@@ -84,4 +84,4 @@ rule fisher_plot:
         runtime=5,
     shell:
         "kernbench fisher-plot --records {input.records:q} --paper-values {input.paper_values:q} "
-        "--out {output:q} > {log} 2>&1"
+        "--out {output:q} > {log:q} 2>&1"

@@ -43,8 +43,8 @@ rule ordinal_run:
         "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} "
         "kernbench ordinal-run --dataset {wildcards.dataset} --system {wildcards.slug} "
         "--prepared {input.prepared:q} --params {params.settings:q} --seed {params.seed} "
-        "--profile {params.profile} --threads {threads} "
-        "--record {output.record:q} --predictions {output.predictions:q} > {log} 2>&1"
+        "--profile {params.profile:q} --threads {threads} "
+        "--record {output.record:q} --predictions {output.predictions:q} > {log:q} 2>&1"
 
 
 rule ordinal_figure:
@@ -67,7 +67,7 @@ rule ordinal_figure:
         mem_mb=1000,
         runtime=5,
     shell:
-        "kernbench ordinal-figure --records {input.records:q} --dataset {wildcards.dataset} --out {output:q} > {log} 2>&1"
+        "kernbench ordinal-figure --records {input.records:q} --dataset {wildcards.dataset} --out {output:q} > {log:q} 2>&1"
 
 
 rule ordinal_claims:
@@ -88,4 +88,4 @@ rule ordinal_claims:
         runtime=5,
     shell:
         "kernbench ordinal-claims --records {input.records:q} --params {params.settings:q} "
-        "--csv {output.csv:q} --md {output.md:q} > {log} 2>&1"
+        "--csv {output.csv:q} --md {output.md:q} > {log:q} 2>&1"
