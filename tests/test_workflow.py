@@ -35,6 +35,8 @@ def kernbench(*args):
         ("semeval14={dev_fraction: -0.2}", "dev_fraction"),
         ("no_such_key=1", "no_such_key"),
         ("seed=twelve", "twelve"),
+        ("seed=4294967296", "seed"),  # numpy and scikit-learn take 32-bit seeds
+        ("seed=1.5", "seed"),
         ("anygram={lam: 1.5}", "['lam']"),
         ("profile=huge", "huge"),
         ("baselines={C: [], reuters_C: 1, svr_epsilon: 0, min_df: 1, sublinear_tf: false}", "['C']"),
@@ -46,6 +48,52 @@ def test_bad_config_is_rejected_at_start_up_naming_the_key(tmp_path, override, n
     assert result.returncode != 0
     assert named in result.stdout + result.stderr
     assert not results.exists()
+
+
+def test_integral_float_seed_reaches_every_command_as_an_integer(tmp_path):
+    result = snakemake("--dry-run", "--printshellcmds", "--config", f"results_dir={tmp_path / 'r'}", "seed=1e3")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    seeds = re.findall(r"--seed (\S+)", result.stdout)
+    assert len(seeds) > 20 and set(seeds) - {"20140823", "20140824", "20140825"} == {"1000"}
+
+
+def test_integers_as_int_follows_the_schema():
+    from kernbench.config_check import integers_as_int
+
+    schema = {
+        "definitions": {"count": {"type": "integer"}},
+        "properties": {
+            "seed": {"type": "integer"},
+            "C": {"type": "number"},
+            "grid": {"type": "array", "items": {"$ref": "#/definitions/count"}},
+            "sub": {"type": "object", "additionalProperties": {"$ref": "#/definitions/count"}},
+        },
+    }
+    got = integers_as_int({"seed": 1e3, "C": 1.0, "grid": [2.0, 3], "sub": {"a": 4.0}, "free": 5.0}, schema)
+    assert got == {"seed": 1000, "C": 1.0, "grid": [2, 3], "sub": {"a": 4}, "free": 5.0}
+    assert [type(v) for v in (got["seed"], got["C"], got["grid"][0], got["sub"]["a"], got["free"])] == [
+        int, float, int, int, float
+    ]
+
+
+@pytest.mark.parametrize("table", ["baselines", "fisher", "anygram", "ordinal"])
+def test_any_single_table_plans(tmp_path, table):
+    result = snakemake("--dry-run", "--config", f"results_dir={tmp_path / 'r'}", f"tables=[{table}]")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    others = {"baselines", "fisher", "anygram", "ordinal"} - {table}
+    planned = re.findall(r"tables/(\w+)\.csv", result.stdout)
+    assert table in planned and not others & set(planned)
+
+
+def test_broken_config_yaml_is_named_with_its_line(tmp_path):
+    lines = (REPO_ROOT / "config.yaml").read_text().splitlines()
+    number = next(i for i, line in enumerate(lines) if line.startswith("seed:"))
+    lines[number] = "seed: [20140823"
+    (tmp_path / "config.yaml").write_text("\n".join(lines) + "\n")
+    result = snakemake("--dry-run", "--snakefile", str(REPO_ROOT / "Snakefile"), cwd=tmp_path)
+    assert result.returncode != 0
+    message = result.stdout + result.stderr
+    assert str(tmp_path / "config.yaml") in message and f"starts on line {number + 1})" in message, message[-2000:]
 
 
 def test_slurm_profile_plans_the_whole_workflow(tmp_path):

@@ -6,8 +6,11 @@ import sys
 
 from snakemake.utils import update_config, validate
 
+import yaml
+
 from kernbench.catalog import BASELINE_SYSTEMS, DATASETS, TOKENISED
 from kernbench.data.registry import RAW_DATASETS
+from kernbench.config_check import integers_as_int
 from kernbench.provenance import config_hash
 from kernbench.workflow_lock import clear_stale_locks, record_owner
 
@@ -26,6 +29,9 @@ def _apply_profile(cfg):
 
 config.update(_apply_profile(config))
 validate(config, schema="../schemas/config.schema.yaml")
+# JSON Schema takes 1000.0 (`--config seed=1e3`) as an integer; the commands need it written 1000.
+with open(os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")) as _schema:
+    config.update(integers_as_int(config, yaml.safe_load(_schema)))
 
 RESULTS = config["results_dir"].rstrip("/")
 LOGS = f"{RESULTS}/logs"

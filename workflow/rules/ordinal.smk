@@ -14,6 +14,7 @@ ORDINAL_RECORDS = {
 if ORDINAL_DATASETS:
     TABLE_RECORDS.setdefault("ordinal", []).extend(r for d in ORDINAL_DATASETS for r in ORDINAL_RECORDS[d])
     TABLE_MD_SUBSET["ordinal"] = {"xi": config["ordinal"]["table_xi"]}
+if ORDINAL_DATASETS and "ordinal" in config["tables"]:
     EXTRA_TARGETS.extend(f"{RESULTS}/figures/ordinal_{d}.png" for d in ORDINAL_DATASETS)
     EXTRA_TARGETS.extend(f"{RESULTS}/tables/ordinal_claims.{ext}" for ext in ("csv", "md"))
 
