@@ -96,6 +96,38 @@ def test_broken_config_yaml_is_named_with_its_line(tmp_path):
     assert str(tmp_path / "config.yaml") in message and f"starts on line {number + 1})" in message, message[-2000:]
 
 
+@pytest.mark.parametrize(
+    ("override", "present", "absent"),
+    [
+        ("anygram={lam: 0.5}", "AGKsm_lam0.5/", "_lam0.4"),
+        ("data={download: false}", "--no-download --timeout 30 ", "/raw  --timeout"),  # mirror, timeout kept
+        ("semeval14={dev_fraction: 1e-1}", "--dev-fraction 0.1 ", "--dev-fraction 1e-1"),
+    ],
+)
+def test_nested_config_override_is_typed_and_merged_over_the_defaults(tmp_path, override, present, absent):
+    result = snakemake("--dry-run", "--printshellcmds", "--config", f"results_dir={tmp_path / 'r'}", override)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert present in result.stdout and absent not in result.stdout
+
+
+def test_typed_overrides_reads_nested_strings_where_the_schema_wants_other_types():
+    from kernbench.config_check import typed_overrides
+
+    schema = {
+        "properties": {
+            "data": {"properties": {"download": {"type": "boolean"}, "mirror": {"type": "string"},
+                                    "timeout_s": {"type": "number"}}},
+            "grid": {"type": "array", "items": {"type": "number"}},
+            "seed": {"type": "integer"},
+        }
+    }
+    got = typed_overrides(
+        {"data": {"download": "false", "mirror": "123", "timeout_s": "1e3"}, "grid": ["0.5", "2"], "seed": "twelve"},
+        schema,
+    )
+    assert got == {"data": {"download": False, "mirror": "123", "timeout_s": 1000.0}, "grid": [0.5, 2], "seed": "twelve"}
+
+
 def test_slurm_profile_plans_the_whole_workflow(tmp_path):
     result = snakemake("--profile", "workflow/profiles/slurm", "--dry-run", "--config", f"results_dir={tmp_path / 'r'}")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

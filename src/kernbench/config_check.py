@@ -97,3 +97,64 @@ def integers_as_int(value: Any, schema: dict, root: dict | None = None) -> Any:
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [integers_as_int(v, schema["items"], root) for v in value]
     return value
+
+
+def _types(schema: dict) -> set[str]:
+    kind = schema.get("type")
+    return set(kind) if isinstance(kind, list) else {kind} if kind else set()
+
+
+def _parse_scalar(text: str, types: set[str]) -> Any:
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    if isinstance(value, str) and types & {"number", "integer"}:
+        try:  # YAML 1.1 reads 1e3 (no dot) as a string
+            return float(text)
+        except ValueError:
+            return text
+    return value
+
+
+def typed_overrides(value: Any, schema: dict, root: dict | None = None) -> Any:
+    """Give ``--config`` values nested in sections the types the schema asks for.
+
+    Snakemake reads ``--config anygram="{lam: 0.5}"`` with YAML's base loader, so every nested
+    scalar arrives as a string (``'0.5'``, ``'false'``). Each string whose place in the schema is
+    typed, and not as a string, is read again as YAML; anything that still does not fit is left for
+    the schema to reject, naming the key.
+
+    Parameters
+    ----------
+    value
+        The ``--config`` overrides (the whole mapping at the top).
+    schema
+        The config's JSON schema.
+    root
+        The top-level schema ``$ref`` resolves against; ``schema`` itself by default.
+
+    Returns
+    -------
+    Any
+        A copy of ``value`` with the strings converted.
+    """
+    root = schema if root is None else root
+    schema = _resolve(schema, root)
+    if not isinstance(schema, dict):
+        return value
+    types = _types(schema)
+    if isinstance(value, str):
+        return _parse_scalar(value, types) if types and "string" not in types else value
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        return {
+            k: typed_overrides(v, properties[k] if k in properties else extra, root)
+            if k in properties or isinstance(extra, dict)
+            else v
+            for k, v in value.items()
+        }
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [typed_overrides(v, schema["items"], root) for v in value]
+    return value

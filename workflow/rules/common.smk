@@ -10,28 +10,35 @@ import yaml
 
 from kernbench.catalog import BASELINE_SYSTEMS, DATASETS, TOKENISED
 from kernbench.data.registry import RAW_DATASETS
-from kernbench.config_check import integers_as_int
+from kernbench.config_check import integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
 from kernbench.workflow_lock import clear_stale_locks, record_owner
 
 
+with open(os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")) as _schema:
+    CONFIG_SCHEMA = yaml.safe_load(_schema)
+
+
 def _apply_profile(cfg):
-    """Merge the selected profile's section into the config; --config values still win."""
+    """Merge the selected profile's section into the config; --config values still win.
+
+    Nested --config values (`anygram="{lam: 0.5}"`) arrive as strings and are typed by the schema;
+    a partial section is merged over the defaults.
+    """
     profile = cfg.get("profile", "full")
     sections = cfg.get("profiles", {})
     if profile not in sections:
         raise ValueError(f"config: profile {profile!r} has no section under 'profiles' ({', '.join(sections)})")
     merged = copy.deepcopy(cfg)
     update_config(merged, sections[profile])
-    update_config(merged, workflow.config_settings.overwrite_config)
+    update_config(merged, typed_overrides(workflow.config_settings.overwrite_config, CONFIG_SCHEMA))
     return merged
 
 
 config.update(_apply_profile(config))
 validate(config, schema="../schemas/config.schema.yaml")
 # JSON Schema takes 1000.0 (`--config seed=1e3`) as an integer; the commands need it written 1000.
-with open(os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")) as _schema:
-    config.update(integers_as_int(config, yaml.safe_load(_schema)))
+config.update(integers_as_int(config, CONFIG_SCHEMA))
 
 RESULTS = config["results_dir"].rstrip("/")
 LOGS = f"{RESULTS}/logs"
