@@ -151,6 +151,21 @@ def _wait_for_process(pattern: str, parent: subprocess.Popen, timeout: float = 2
     raise AssertionError(f"no process matching {pattern!r} started")
 
 
+def test_temporary_files_of_a_killed_write_are_removed_by_the_next_write(tmp_path):
+    from kernbench.fileio import write_text_atomic
+
+    target = tmp_path / "runs/x.json"
+    target.parent.mkdir(parents=True)
+    stale = target.parent / f".x.json.{'a' * 32}.tmp"  # what a write killed mid-way leaves
+    other = target.parent / f".x.json.old.{'b' * 32}.tmp"  # the temporary of another file, x.json.old
+    unrelated = target.parent / ".x.json.notes.tmp"
+    for path in (stale, other, unrelated):
+        path.write_text("partial")
+    write_text_atomic(target, "done")
+    assert target.read_text() == "done"
+    assert sorted(p.name for p in target.parent.iterdir()) == sorted(["x.json", other.name, unrelated.name])
+
+
 def _records(tmp_path):
     from tests.test_tables_and_tracking import _record
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import logging
 import shutil
 import tarfile
@@ -130,7 +131,10 @@ def fetch_file(
                         _download(url, tmp, timeout=timeout)
                     else:
                         if url not in archives:
-                            # Beside the raw files, hidden like every partial output, not in the system's /tmp.
+                            # Beside the raw files, hidden like every partial output, not in the system's /tmp;
+                            # one left by a killed fetch of this dataset goes first.
+                            for stale in target.parent.glob(f".{glob.escape(Path(url).name)}.*.tmp"):
+                                stale.unlink(missing_ok=True)
                             fd = tempfile.NamedTemporaryFile(
                                 delete=False, dir=target.parent, prefix=f".{Path(url).name}.", suffix=".tmp"
                             )
