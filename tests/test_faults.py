@@ -91,21 +91,25 @@ def test_killed_lstm_job_leaves_no_record_or_model_and_reruns(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGHUP], ids=["SIGKILL", "Ctrl-C", "hangup"])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGKILL", "Ctrl-C", "SIGTERM", "hangup"]
+)
 def test_interrupted_snakemake_resumes_with_the_same_command(tmp_path, sig):
     """The README's recovery: after Snakemake itself is killed mid-job, rerunning the same command works."""
     results = tmp_path / "results"
     target = results / "prepared/sst.parquet"
     command = _smoke_args(results, str(target))
+    output = tmp_path / "snakemake.out"
     # Its own process group, signalled as a terminal signals the foreground job (all of it).
-    proc = subprocess.Popen(
-        command, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    _wait_for_process(f"bin/kernbench prepare .*{results}", proc)
-    time.sleep(1.0)  # inside the prepare job
-    os.killpg(proc.pid, sig)
-    assert proc.wait(timeout=120) != 0
+    with open(output, "w") as out:
+        proc = subprocess.Popen(command, cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        _wait_for_process(f"bin/kernbench prepare .*{results}", proc)
+        time.sleep(1.0)  # inside the prepare job
+        os.killpg(proc.pid, sig)
+        assert proc.wait(timeout=120) != 0
     assert not target.exists()
+    if sig in (signal.SIGINT, signal.SIGTERM):  # Snakemake's handlers run, and so does the workflow's onerror
+        assert f"the run was interrupted ({sig.name})" in output.read_text()
 
     rerun = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]

@@ -13,6 +13,7 @@ from kernbench.data.registry import RAW_DATASETS
 from kernbench.config_check import integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
 from kernbench.workflow_lock import clear_stale_locks, record_owner
+from kernbench.workflow_signals import interruption_message, remember_interrupts
 
 
 with open(os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")) as _schema:
@@ -58,6 +59,12 @@ onstart:
     _taken = list(getattr(workflow.persistence, "_lockfile", {}).values())
     if _taken:
         record_owner(SNAKEMAKE_LOCKS, _taken)
+    remember_interrupts()
+
+
+onerror:
+    if interruption_message():
+        print(f"kernbench: {interruption_message()}", file=sys.stderr)
 
 
 # Rules call the `kernbench` entry point installed beside the Python running Snakemake,
