@@ -116,6 +116,30 @@ def test_interrupted_snakemake_resumes_with_the_same_command(tmp_path, sig):
     assert len(pd.read_parquet(target)) > 0
 
 
+def test_second_checkout_on_the_same_results_dir_is_refused(tmp_path):
+    """Two clones do not share Snakemake's locks; the second one writing into the same results_dir stops."""
+    from kernbench.workflow_lock import claim_results_dir
+
+    results = tmp_path / "results"
+    target = results / "raw/sst/train.txt"
+    other_clone = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        record = claim_results_dir(results, tmp_path / "other-clone", pid=other_clone.pid)
+        refused = subprocess.run(_snakemake_args(results, str(target)), cwd=REPO_ROOT, capture_output=True, text=True)
+        assert refused.returncode != 0
+        message = refused.stdout + refused.stderr
+        assert f"in use by Snakemake process {other_clone.pid}" in message and str(tmp_path / "other-clone") in message
+        assert not target.exists() and record.exists()
+    finally:
+        other_clone.kill()
+        other_clone.wait()
+    # The other run is gone (killed without cleaning up): its record is stale and the run goes ahead.
+    rerun = subprocess.run(_snakemake_args(results, str(target)), cwd=REPO_ROOT, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
+    assert target.stat().st_size > 0
+    assert list((results / ".kernbench-runs").iterdir()) == []  # its own record removed at the end
+
+
 def test_stale_snakemake_locks_are_removed_and_live_ones_kept(tmp_path):
     from kernbench.workflow_lock import clear_stale_locks, record_owner
 

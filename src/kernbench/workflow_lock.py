@@ -95,3 +95,69 @@ def clear_stale_locks(lockdir: str | os.PathLike) -> list[str]:
             f"{', '.join(owner.get('locks', [])) or 'no lock files'}"
         )
     return removed
+
+
+class ResultsDirInUse(RuntimeError):
+    """Another checkout's Snakemake is writing into the same results directory."""
+
+
+RUNS_DIR = ".kernbench-runs"
+
+
+def claim_results_dir(results_dir: str | os.PathLike, workdir: str | os.PathLike, pid: int | None = None) -> Path:
+    """Register this run in ``<results_dir>/.kernbench-runs/``, refusing if another checkout writes there.
+
+    Snakemake's locks live in the working directory's ``.snakemake``, so two clones of the workflow
+    pointed at one ``results_dir`` do not see each other and would overwrite each other's outputs
+    and logs. Runs from the same working directory are left to Snakemake's own locks; the record of
+    a process that no longer runs on this host is removed.
+
+    Parameters
+    ----------
+    results_dir
+        The results directory of the run.
+    workdir
+        The run's working directory (its checkout).
+    pid
+        The running Snakemake process; this process by default.
+
+    Returns
+    -------
+    Path
+        This run's record, to remove with :func:`release_results_dir` when the run ends.
+
+    Raises
+    ------
+    ResultsDirInUse
+        If a live run from another working directory, or any run of another host, is registered.
+    """
+    pid = os.getpid() if pid is None else pid
+    runs = Path(results_dir) / RUNS_DIR
+    mine = runs / f"{socket.gethostname()}.{pid}.json"
+    write_text_atomic(mine, json.dumps({**_identity(pid), "workdir": os.path.abspath(workdir)}, indent=1))
+    host = socket.gethostname()
+    for path in sorted(runs.glob("*.json")):
+        if path == mine:
+            continue
+        try:
+            other = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if other.get("host") == host and not _alive(other):
+            path.unlink(missing_ok=True)
+            continue
+        if other.get("host") != host or other.get("workdir") != os.path.abspath(workdir):
+            mine.unlink(missing_ok=True)
+            raise ResultsDirInUse(
+                f"results directory {results_dir} is in use by Snakemake process {other.get('pid')} on "
+                f"{other.get('host')}, running from {other.get('workdir')}: two checkouts must not write into one "
+                f"results directory (set results_dir to another directory, or wait for that run to end; if it is "
+                f"certainly gone, delete {path})"
+            )
+    return mine
+
+
+def release_results_dir(record: str | os.PathLike | None) -> None:
+    """Remove this run's record made by :func:`claim_results_dir` (nothing if None)."""
+    if record is not None:
+        Path(record).unlink(missing_ok=True)

@@ -12,7 +12,7 @@ from kernbench.catalog import BASELINE_SYSTEMS, DATASETS, TOKENISED
 from kernbench.data.registry import RAW_DATASETS
 from kernbench.config_check import integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
-from kernbench.workflow_lock import clear_stale_locks, record_owner
+from kernbench.workflow_lock import claim_results_dir, clear_stale_locks, record_owner, release_results_dir
 from kernbench.workflow_signals import interruption_message, remember_interrupts
 
 
@@ -50,6 +50,7 @@ os.environ["KERNBENCH_CONFIG_HASH"] = config_hash(config)
 # A Snakemake killed with SIGKILL (or by a lost terminal) leaves its locks behind; the locks of a
 # process that no longer runs on this host are removed here, so rerunning the same command resumes.
 SNAKEMAKE_LOCKS = os.path.abspath(os.path.join(".snakemake", "locks"))
+RUN_RECORD = []  # this run's record in <results_dir>/.kernbench-runs, once claimed
 for _message in clear_stale_locks(SNAKEMAKE_LOCKS):
     print(f"kernbench: {_message}", file=sys.stderr)
 
@@ -59,10 +60,17 @@ onstart:
     _taken = list(getattr(workflow.persistence, "_lockfile", {}).values())
     if _taken:
         record_owner(SNAKEMAKE_LOCKS, _taken)
+    # Snakemake's locks are per checkout; a second clone writing into the same results_dir is refused here.
+    RUN_RECORD.append(claim_results_dir(RESULTS, os.getcwd()))
     remember_interrupts()
 
 
+onsuccess:
+    release_results_dir(RUN_RECORD[0] if RUN_RECORD else None)
+
+
 onerror:
+    release_results_dir(RUN_RECORD[0] if RUN_RECORD else None)
     if interruption_message():
         print(f"kernbench: {interruption_message()}", file=sys.stderr)
 
