@@ -92,7 +92,9 @@ def test_killed_lstm_job_leaves_no_record_or_model_and_reruns(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGKILL", "Ctrl-C", "SIGTERM", "hangup"]
+    "sig",
+    [signal.SIGKILL, signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+    ids=["SIGKILL", "Ctrl-C", "SIGTERM", "hangup"],
 )
 def test_interrupted_snakemake_resumes_with_the_same_command(tmp_path, sig):
     """The README's recovery: after Snakemake itself is killed mid-job, rerunning the same command works."""
@@ -158,7 +160,8 @@ def test_stale_snakemake_locks_are_removed_and_live_ones_kept(tmp_path):
         messages = clear_stale_locks(locks)
         assert len(messages) == 1 and str(dead.pid) in messages[0]
         assert sorted(p.name for p in locks.iterdir()) == [
-            "1.input.lock", "1.output.lock", "2.output.lock", "kernbench-owner.1.json", f"kernbench-owner.{live.pid}.json"
+            "1.input.lock", "1.output.lock", "2.output.lock",
+            "kernbench-owner.1.json", f"kernbench-owner.{live.pid}.json",
         ]
     finally:
         live.kill()

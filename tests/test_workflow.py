@@ -125,7 +125,9 @@ def test_typed_overrides_reads_nested_strings_where_the_schema_wants_other_types
         {"data": {"download": "false", "mirror": "123", "timeout_s": "1e3"}, "grid": ["0.5", "2"], "seed": "twelve"},
         schema,
     )
-    assert got == {"data": {"download": False, "mirror": "123", "timeout_s": 1000.0}, "grid": [0.5, 2], "seed": "twelve"}
+    assert got == {
+        "data": {"download": False, "mirror": "123", "timeout_s": 1000.0}, "grid": [0.5, 2], "seed": "twelve"
+    }
 
 
 def test_slurm_profile_plans_the_whole_workflow(tmp_path):
@@ -272,7 +274,8 @@ def test_every_path_in_every_shell_command_is_quoted(tmp_path, config):
                 continue
             kind, _, name = field.partition(".")
             value = getattr(rule, kind)[name] if kind == "params" and name else None
-            if kind == "params" and (isinstance(value, (int, float)) or (isinstance(value, str) and _SAFE_UNQUOTED.match(value))):
+            safe = isinstance(value, (int, float)) or (isinstance(value, str) and _SAFE_UNQUOTED.match(value))
+            if kind == "params" and safe:
                 continue
             unquoted.append(f"{rule.name}: {{{field}}}")
     assert not unquoted
