@@ -4,7 +4,11 @@
 
 from snakemake.utils import min_version
 
+from kernbench.config_check import check_yaml_file
+
 min_version("9.0")
+
+check_yaml_file("config.yaml")  # Snakemake's own message names neither the file nor the line
 
 
 configfile: "config.yaml"

@@ -197,6 +197,39 @@ def test_bad_arguments():
         anygram_kernel([5], [1], variant="wess", lam=0.4, vectors=np.eye(2))
 
 
+@pytest.mark.parametrize("theta", [2.0, -1.5, float("nan"), float("inf")])
+@pytest.mark.parametrize("call", ["kernel", "gram", "gram_dp", "diag"])
+def test_theta_outside_the_cosine_range_is_rejected(theta, call):
+    vectors = np.array([[1.0, 0.0], [0.6, 0.8]])
+    s = np.array([0, 1])
+    with pytest.raises(ValueError, match=r"theta must be a cosine similarity in \[-1, 1\]"):
+        if call == "kernel":
+            anygram_kernel(s, s, variant="west", lam=0.4, vectors=vectors, theta=theta)
+        elif call == "diag":
+            anygram_diag([s], variant="west", lam=0.4, vectors=vectors, theta=theta)
+        else:
+            anygram_gram([s], variant="west", lam=0.4, vectors=vectors, theta=theta, method=call[5:] or "auto")
+    # The ends of the range are legitimate: theta = 1 matches identical directions only, -1 every pair of tokens.
+    assert anygram_kernel(s, s, variant="west", lam=1.0, vectors=vectors, theta=1.0) == 3.0  # [0], [1], [0 1]
+    assert anygram_kernel(s, s, variant="west", lam=1.0, vectors=vectors, theta=-1.0) == 5.0  # 4 unigrams + 1 bigram
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize("variant", ["west", "wess"])
+def test_non_finite_token_vectors_are_rejected(bad, variant):
+    vectors = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
+    vectors[2, 1] = bad
+    s = np.array([0, 2])
+    with pytest.raises(ValueError, match="vectors row 2"):
+        anygram_gram([s, np.array([1])], variant=variant, lam=0.4, vectors=vectors, theta=0.5)
+    with pytest.raises(ValueError, match="vectors row 2"):
+        anygram_diag([s], variant=variant, lam=0.4, vectors=vectors, theta=0.5)
+    with pytest.raises(ValueError, match="sentence 1, token 2 holds"):  # sentences given as their vectors
+        anygram_kernel(vectors[:2], vectors, variant=variant, lam=0.4, theta=0.5)
+    # Only the vectors actually given are checked: the sm variant has none.
+    assert anygram_kernel(s, s, variant="sm", lam=1.0, vectors=vectors) == 3.0
+
+
 # ------------------------------------------------------------------ aspects
 
 

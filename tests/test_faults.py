@@ -11,6 +11,7 @@ import sys
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from kernbench.tracking import TrackingError, default_tracking_uri, log_records
@@ -89,6 +90,87 @@ def test_killed_lstm_job_leaves_no_record_or_model_and_reruns(tmp_path):
     assert record.with_name(record.name.replace(".json", ".keras")).stat().st_size > 0
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "sig",
+    [signal.SIGKILL, signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+    ids=["SIGKILL", "Ctrl-C", "SIGTERM", "hangup"],
+)
+def test_interrupted_snakemake_resumes_with_the_same_command(tmp_path, sig):
+    """The README's recovery: after Snakemake itself is killed mid-job, rerunning the same command works."""
+    results = tmp_path / "results"
+    target = results / "prepared/sst.parquet"
+    command = _smoke_args(results, str(target))
+    output = tmp_path / "snakemake.out"
+    # Its own process group, signalled as a terminal signals the foreground job (all of it).
+    with open(output, "w") as out:
+        proc = subprocess.Popen(command, cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        _wait_for_process(f"bin/kernbench prepare .*{results}", proc)
+        time.sleep(1.0)  # inside the prepare job
+        os.killpg(proc.pid, sig)
+        assert proc.wait(timeout=120) != 0
+    assert not target.exists()
+    if sig in (signal.SIGINT, signal.SIGTERM):  # Snakemake's handlers run, and so does the workflow's onerror
+        assert f"the run was interrupted ({sig.name})" in output.read_text()
+
+    rerun = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
+    assert len(pd.read_parquet(target)) > 0
+
+
+def test_second_checkout_on_the_same_results_dir_is_refused(tmp_path):
+    """Two clones do not share Snakemake's locks; the second one writing into the same results_dir stops."""
+    from kernbench.workflow_lock import claim_results_dir
+
+    results = tmp_path / "results"
+    target = results / "raw/sst/train.txt"
+    other_clone = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        record = claim_results_dir(results, tmp_path / "other-clone", pid=other_clone.pid)
+        refused = subprocess.run(_snakemake_args(results, str(target)), cwd=REPO_ROOT, capture_output=True, text=True)
+        assert refused.returncode != 0
+        message = refused.stdout + refused.stderr
+        assert f"in use by Snakemake process {other_clone.pid}" in message and str(tmp_path / "other-clone") in message
+        assert not target.exists() and record.exists()
+    finally:
+        other_clone.kill()
+        other_clone.wait()
+    # The other run is gone (killed without cleaning up): its record is stale and the run goes ahead.
+    rerun = subprocess.run(_snakemake_args(results, str(target)), cwd=REPO_ROOT, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
+    assert target.stat().st_size > 0
+    assert list((results / ".kernbench-runs").iterdir()) == []  # its own record removed at the end
+
+
+def test_stale_snakemake_locks_are_removed_and_live_ones_kept(tmp_path):
+    from kernbench.workflow_lock import clear_stale_locks, record_owner
+
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    for name in ("0.input.lock", "0.output.lock", "1.input.lock", "1.output.lock", "2.output.lock"):
+        (locks / name).write_text("/some/file\n")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        record_owner(locks, ["0.input.lock", "0.output.lock"], pid=dead.pid)
+        dead.wait()
+        elsewhere = record_owner(locks, ["2.output.lock"], pid=live.pid).rename(locks / "kernbench-owner.1.json")
+        elsewhere.write_text(elsewhere.read_text().replace('"host": "', '"host": "other-'))
+        record_owner(locks, [locks / "1.input.lock", locks / "1.output.lock"], pid=live.pid)
+        messages = clear_stale_locks(locks)
+        assert len(messages) == 1 and str(dead.pid) in messages[0]
+        assert sorted(p.name for p in locks.iterdir()) == [
+            "1.input.lock", "1.output.lock", "2.output.lock",
+            "kernbench-owner.1.json", f"kernbench-owner.{live.pid}.json",
+        ]
+    finally:
+        live.kill()
+        live.wait()
+    clear_stale_locks(locks)  # now the live one is dead too; the other host's lock stays
+    assert sorted(p.name for p in locks.iterdir()) == ["2.output.lock", "kernbench-owner.1.json"]
+    assert clear_stale_locks(tmp_path / "missing") == []
+
+
 def _wait_for_process(pattern: str, parent: subprocess.Popen, timeout: float = 240.0) -> int:
     """PID of the first process whose command line matches ``pattern``."""
     deadline = time.monotonic() + timeout
@@ -98,6 +180,21 @@ def _wait_for_process(pattern: str, parent: subprocess.Popen, timeout: float = 2
             return int(found[0])
         time.sleep(0.1)
     raise AssertionError(f"no process matching {pattern!r} started")
+
+
+def test_temporary_files_of_a_killed_write_are_removed_by_the_next_write(tmp_path):
+    from kernbench.fileio import write_text_atomic
+
+    target = tmp_path / "runs/x.json"
+    target.parent.mkdir(parents=True)
+    stale = target.parent / f".x.json.{'a' * 32}.tmp"  # what a write killed mid-way leaves
+    other = target.parent / f".x.json.old.{'b' * 32}.tmp"  # the temporary of another file, x.json.old
+    unrelated = target.parent / ".x.json.notes.tmp"
+    for path in (stale, other, unrelated):
+        path.write_text("partial")
+    write_text_atomic(target, "done")
+    assert target.read_text() == "done"
+    assert sorted(p.name for p in target.parent.iterdir()) == sorted(["x.json", other.name, unrelated.name])
 
 
 def _records(tmp_path):
@@ -120,6 +217,35 @@ def test_unreachable_tracking_server_fails_clearly_and_keeps_records(tmp_path, m
     assert result.returncode == 1
     assert "http://127.0.0.1:9" in result.stderr and "rerun" in result.stderr
     assert all(r.exists() for r in records) and not manifest.exists()
+
+
+def test_track_failing_mid_run_is_redone_on_rerun(tmp_path):
+    """A run whose logging stopped part-way (here: an artifact that cannot be copied) is not kept as logged."""
+    from mlflow.tracking import MlflowClient
+
+    records = _records(tmp_path)
+    extra = tmp_path / "model"
+    extra.mkdir()
+    (extra / "weights.bin").write_bytes(b"w")
+    (extra / "broken").symlink_to(tmp_path / "nowhere")  # copying the directory fails
+    record = json.loads(records[1].read_text())
+    record["artifacts"] = [str(extra)]
+    records[1].write_text(json.dumps(record))
+    uri = default_tracking_uri(tmp_path)
+    with pytest.raises(TrackingError):
+        log_records(records, tracking_uri=uri, artifact_root=tmp_path / "art")
+
+    (extra / "broken").unlink()
+    manifest = log_records(records, tracking_uri=uri, artifact_root=tmp_path / "art")
+    assert [m["status"] for m in manifest] == ["unchanged", "replaced"]
+    client = MlflowClient(tracking_uri=uri)
+    runs = client.search_runs([client.get_experiment_by_name("kernbench-anygram").experiment_id])
+    assert len(runs) == 2 and all(r.data.tags.get("content_hash") for r in runs)
+    artifacts = {a.path for a in client.list_artifacts(manifest[1]["run_id"])}
+    assert {records[1].name, "model"} <= artifacts
+    assert [a.path for a in client.list_artifacts(manifest[1]["run_id"], "model")] == ["model/weights.bin"]
+    again = log_records(records, tracking_uri=uri, artifact_root=tmp_path / "art")
+    assert [m["status"] for m in again] == ["unchanged", "unchanged"]
 
 
 def test_locked_store_fails_clearly_then_succeeds_when_rerun(tmp_path):

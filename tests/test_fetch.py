@@ -76,3 +76,25 @@ def test_download_attempt_fails_cleanly_when_offline(tmp_path):
     assert result.returncode == 1
     assert "sst/train.txt" in result.stderr and "trainDevTestTrees_PTB.zip" in result.stderr
     assert not [p for p in dest.rglob("*") if p.is_file()]
+
+
+def test_failed_archive_download_leaves_no_temporary_file(tmp_path, monkeypatch):
+    """An archive that downloads but cannot be opened is removed, wherever temporary files go."""
+    import tempfile
+
+    from kernbench.data.fetch import fetch_file
+    from kernbench.data.registry import RawFile
+
+    system_tmp = tmp_path / "system-tmp"
+    system_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(system_tmp))
+    not_a_zip = tmp_path / "trees.zip"
+    not_a_zip.write_bytes(b"this is not a zip archive")
+    entry = RawFile("sst/train.txt", 10, "0" * 64, urls=(not_a_zip.as_uri(),), member="trees/train.txt")
+    dest = tmp_path / "raw"
+    archives = {}
+    with pytest.raises(FetchError, match="trees.zip"):
+        fetch_file(entry, mirror=tmp_path / "empty", dest_dir=dest, source="test", archives=archives)
+    assert archives == {}
+    assert list(system_tmp.iterdir()) == []
+    assert [p for p in dest.rglob("*") if p.is_file()] == []

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +35,8 @@ def kernbench(*args):
         ("semeval14={dev_fraction: -0.2}", "dev_fraction"),
         ("no_such_key=1", "no_such_key"),
         ("seed=twelve", "twelve"),
+        ("seed=4294967296", "seed"),  # numpy and scikit-learn take 32-bit seeds
+        ("seed=1.5", "seed"),
         ("anygram={lam: 1.5}", "['lam']"),
         ("profile=huge", "huge"),
         ("baselines={C: [], reuters_C: 1, svr_epsilon: 0, min_df: 1, sublinear_tf: false}", "['C']"),
@@ -45,6 +49,86 @@ def test_bad_config_is_rejected_at_start_up_naming_the_key(tmp_path, override, n
     assert result.returncode != 0
     assert named in result.stdout + result.stderr
     assert not results.exists()
+
+
+def test_integral_float_seed_reaches_every_command_as_an_integer(tmp_path):
+    result = snakemake("--dry-run", "--printshellcmds", "--config", f"results_dir={tmp_path / 'r'}", "seed=1e3")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    seeds = re.findall(r"--seed (\S+)", result.stdout)
+    assert len(seeds) > 20 and set(seeds) - {"20140823", "20140824", "20140825"} == {"1000"}
+
+
+def test_integers_as_int_follows_the_schema():
+    from kernbench.config_check import integers_as_int
+
+    schema = {
+        "definitions": {"count": {"type": "integer"}},
+        "properties": {
+            "seed": {"type": "integer"},
+            "C": {"type": "number"},
+            "grid": {"type": "array", "items": {"$ref": "#/definitions/count"}},
+            "sub": {"type": "object", "additionalProperties": {"$ref": "#/definitions/count"}},
+        },
+    }
+    got = integers_as_int({"seed": 1e3, "C": 1.0, "grid": [2.0, 3], "sub": {"a": 4.0}, "free": 5.0}, schema)
+    assert got == {"seed": 1000, "C": 1.0, "grid": [2, 3], "sub": {"a": 4}, "free": 5.0}
+    assert [type(v) for v in (got["seed"], got["C"], got["grid"][0], got["sub"]["a"], got["free"])] == [
+        int, float, int, int, float
+    ]
+
+
+@pytest.mark.parametrize("table", ["baselines", "fisher", "anygram", "ordinal"])
+def test_any_single_table_plans(tmp_path, table):
+    result = snakemake("--dry-run", "--config", f"results_dir={tmp_path / 'r'}", f"tables=[{table}]")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    others = {"baselines", "fisher", "anygram", "ordinal"} - {table}
+    planned = re.findall(r"tables/(\w+)\.csv", result.stdout)
+    assert table in planned and not others & set(planned)
+
+
+def test_broken_config_yaml_is_named_with_its_line(tmp_path):
+    lines = (REPO_ROOT / "config.yaml").read_text().splitlines()
+    number = next(i for i, line in enumerate(lines) if line.startswith("seed:"))
+    lines[number] = "seed: [20140823"
+    (tmp_path / "config.yaml").write_text("\n".join(lines) + "\n")
+    result = snakemake("--dry-run", "--snakefile", str(REPO_ROOT / "Snakefile"), cwd=tmp_path)
+    assert result.returncode != 0
+    message = result.stdout + result.stderr
+    assert str(tmp_path / "config.yaml") in message and f"starts on line {number + 1})" in message, message[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("override", "present", "absent"),
+    [
+        ("anygram={lam: 0.5}", "AGKsm_lam0.5/", "_lam0.4"),
+        ("data={download: false}", "--no-download --timeout 30 ", "/raw  --timeout"),  # mirror, timeout kept
+        ("semeval14={dev_fraction: 1e-1}", "--dev-fraction 0.1 ", "--dev-fraction 1e-1"),
+    ],
+)
+def test_nested_config_override_is_typed_and_merged_over_the_defaults(tmp_path, override, present, absent):
+    result = snakemake("--dry-run", "--printshellcmds", "--config", f"results_dir={tmp_path / 'r'}", override)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert present in result.stdout and absent not in result.stdout
+
+
+def test_typed_overrides_reads_nested_strings_where_the_schema_wants_other_types():
+    from kernbench.config_check import typed_overrides
+
+    schema = {
+        "properties": {
+            "data": {"properties": {"download": {"type": "boolean"}, "mirror": {"type": "string"},
+                                    "timeout_s": {"type": "number"}}},
+            "grid": {"type": "array", "items": {"type": "number"}},
+            "seed": {"type": "integer"},
+        }
+    }
+    got = typed_overrides(
+        {"data": {"download": "false", "mirror": "123", "timeout_s": "1e3"}, "grid": ["0.5", "2"], "seed": "twelve"},
+        schema,
+    )
+    assert got == {
+        "data": {"download": False, "mirror": "123", "timeout_s": 1000.0}, "grid": [0.5, 2], "seed": "twelve"
+    }
 
 
 def test_slurm_profile_plans_the_whole_workflow(tmp_path):
@@ -155,3 +239,57 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(tmp_path):
     for name in ("baselines.csv", "anygram.csv", "fisher.csv", "ordinal.csv", "significance.csv",
                  "anygram_accuracy.png", "fisher_average_precision.png"):
         assert name in html, name
+
+
+def _rules(config):
+    """Every rule of the workflow as Snakemake builds it for ``config`` (overrides of config.yaml)."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
+
+    with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
+        workflow = api.workflow(
+            resource_settings=ResourceSettings(cores=1),
+            config_settings=ConfigSettings(config=config),
+            snakefile=REPO_ROOT / "Snakefile",
+            workdir=REPO_ROOT,
+        )
+        return list(workflow._workflow.rules)
+
+
+_SAFE_UNQUOTED = re.compile(r"^[-\w.]*$")  # a name, number or flag: no space, quote or path separator
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{}, {"anygram": {"tile_rows": 256, "training": "primal"}}],
+    ids=["default", "tiled-primal"],
+)
+def test_every_path_in_every_shell_command_is_quoted(tmp_path, config):
+    """A results_dir (or mirror) with a space or quote in it must reach every command as one argument."""
+    rules = [r for r in _rules({"results_dir": str(tmp_path / "with space"), **config}) if r.shellcmd]
+    assert len(rules) >= 20
+    unquoted = []
+    for rule in rules:
+        for _, field, spec, _ in string.Formatter().parse(rule.shellcmd):
+            if field is None or spec == "q" or field == "threads" or field.split(".")[0] in ("wildcards", "resources"):
+                continue
+            kind, _, name = field.partition(".")
+            value = getattr(rule, kind)[name] if kind == "params" and name else None
+            safe = isinstance(value, (int, float)) or (isinstance(value, str) and _SAFE_UNQUOTED.match(value))
+            if kind == "params" and safe:
+                continue
+            unquoted.append(f"{rule.name}: {{{field}}}")
+    assert not unquoted
+
+
+def test_fetch_job_with_a_space_in_results_dir_logs_inside_it(tmp_path):
+    workdir = tmp_path / "work dir"
+    results = workdir / "my results"
+    target = results / "raw/sst/train.txt"
+    result = snakemake("--config", f"results_dir={results}", "--", str(target))
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert target.stat().st_size > 0
+    log = results / "logs/fetch/sst.log"
+    assert log.is_file()
+    assert sorted(p.name for p in workdir.iterdir()) == ["my results"]  # no stray file beside it
+    assert not (REPO_ROOT / "my").exists() and not (tmp_path / "work").exists()

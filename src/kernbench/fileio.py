@@ -8,9 +8,11 @@ looks finished.
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import json
 import os
+import re
 import uuid
 from pathlib import Path
 from typing import Iterator
@@ -40,6 +42,21 @@ def sha256_of(path: str | os.PathLike, *, chunk_size: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
+_TMP_SUFFIX = re.compile(r"^\.[0-9a-f]{32}\.tmp$")
+
+
+def _remove_stale_temporaries(target: Path) -> None:
+    """Remove the temporary files an earlier, killed write of ``target`` left beside it.
+
+    Only one job writes a given output at a time (Snakemake locks it), so a temporary file of the
+    same target found when a new write starts belongs to a writer that is gone.
+    """
+    prefix = f".{target.name}"
+    for stale in target.parent.glob(f"{glob.escape(prefix)}.*.tmp"):
+        if _TMP_SUFFIX.match(stale.name[len(prefix):]):
+            stale.unlink(missing_ok=True)
+
+
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path that replaces ``target`` when the block succeeds.
@@ -57,6 +74,7 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(target)
     tmp = target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
     # Created as a plain open() would (0o666 less the umask), not owner-only like tempfile.mkstemp.
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))

@@ -5,6 +5,10 @@ process writes to the store and parallel experiment jobs never contend for
 the sqlite database. Each MLflow run carries the tags ``run_key`` and
 ``content_hash``; a record whose key is already logged with the same content
 is skipped, and one whose content changed replaces the older run.
+
+``content_hash`` is written last, after every param, metric and artifact, so it
+also marks a run as complete: a run of the key without it (a ``track`` job killed
+or failing mid-way) is deleted and logged again on the rerun.
 """
 
 from __future__ import annotations
@@ -72,7 +76,8 @@ def log_record(client, record: dict, *, record_path: Path, artifact_root: Path |
     Returns
     -------
     tuple of str
-        ``(run_id, status)`` with status ``"logged"``, ``"replaced"`` or ``"unchanged"``.
+        ``(run_id, status)`` with status ``"logged"``, ``"replaced"`` (an older or unfinished run of
+        the key was deleted) or ``"unchanged"``.
     """
     from mlflow.entities import Metric, Param, RunTag
 
@@ -91,9 +96,9 @@ def log_record(client, record: dict, *, record_path: Path, artifact_root: Path |
         client.delete_run(run.info.run_id)
 
     provenance = record.get("provenance", {})
+    # content_hash is not among the first tags: it is the completion mark, set last.
     tags = {
         "run_key": record["run_key"],
-        "content_hash": digest,
         "paper": record["paper"],
         "dataset": record["dataset"],
         "system": record["system"],
@@ -123,6 +128,7 @@ def log_record(client, record: dict, *, record_path: Path, artifact_root: Path |
             else:
                 client.log_artifact(run_id, artifact)
     client.set_terminated(run_id)
+    client.set_tag(run_id, "content_hash", digest)
     return run_id, "replaced" if existing else "logged"
 
 

@@ -26,5 +26,5 @@ rule baseline:
     shell:
         "kernbench baseline --dataset {wildcards.dataset} --system {wildcards.system} "
         "--prepared {input.prepared:q} --params {params.settings:q} --seed {params.seed} "
-        "--profile {params.profile} --threads {threads} "
-        "--record {output.record:q} --predictions {output.predictions:q} > {log} 2>&1"
+        "--profile {params.profile:q} --threads {threads} "
+        "--record {output.record:q} --predictions {output.predictions:q} > {log:q} 2>&1"

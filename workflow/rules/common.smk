@@ -6,31 +6,74 @@ import sys
 
 from snakemake.utils import update_config, validate
 
+import yaml
+
 from kernbench.catalog import BASELINE_SYSTEMS, DATASETS, TOKENISED
 from kernbench.data.registry import RAW_DATASETS
+from kernbench.config_check import integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
+from kernbench.workflow_lock import claim_results_dir, clear_stale_locks, record_owner, release_results_dir
+from kernbench.workflow_signals import interruption_message, remember_interrupts
+
+
+with open(os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")) as _schema:
+    CONFIG_SCHEMA = yaml.safe_load(_schema)
 
 
 def _apply_profile(cfg):
-    """Merge the selected profile's section into the config; --config values still win."""
+    """Merge the selected profile's section into the config; --config values still win.
+
+    Nested --config values (`anygram="{lam: 0.5}"`) arrive as strings and are typed by the schema;
+    a partial section is merged over the defaults.
+    """
     profile = cfg.get("profile", "full")
     sections = cfg.get("profiles", {})
     if profile not in sections:
         raise ValueError(f"config: profile {profile!r} has no section under 'profiles' ({', '.join(sections)})")
     merged = copy.deepcopy(cfg)
     update_config(merged, sections[profile])
-    update_config(merged, workflow.config_settings.overwrite_config)
+    update_config(merged, typed_overrides(workflow.config_settings.overwrite_config, CONFIG_SCHEMA))
     return merged
 
 
 config.update(_apply_profile(config))
 validate(config, schema="../schemas/config.schema.yaml")
+# JSON Schema takes 1000.0 (`--config seed=1e3`) as an integer; the commands need it written 1000.
+config.update(integers_as_int(config, CONFIG_SCHEMA))
 
 RESULTS = config["results_dir"].rstrip("/")
 LOGS = f"{RESULTS}/logs"
 # Jobs read this to stamp their run records; an environment variable, not a param, so that a
 # config change elsewhere does not invalidate every job.
 os.environ["KERNBENCH_CONFIG_HASH"] = config_hash(config)
+
+# A Snakemake killed with SIGKILL (or by a lost terminal) leaves its locks behind; the locks of a
+# process that no longer runs on this host are removed here, so rerunning the same command resumes.
+SNAKEMAKE_LOCKS = os.path.abspath(os.path.join(".snakemake", "locks"))
+RUN_RECORD = []  # this run's record in <results_dir>/.kernbench-runs, once claimed
+for _message in clear_stale_locks(SNAKEMAKE_LOCKS):
+    print(f"kernbench: {_message}", file=sys.stderr)
+
+
+onstart:
+    # The lock files this process took (file persistence; other backends keep their own locks).
+    _taken = list(getattr(workflow.persistence, "_lockfile", {}).values())
+    if _taken:
+        record_owner(SNAKEMAKE_LOCKS, _taken)
+    # Snakemake's locks are per checkout; a second clone writing into the same results_dir is refused here.
+    RUN_RECORD.append(claim_results_dir(RESULTS, os.getcwd()))
+    remember_interrupts()
+
+
+onsuccess:
+    release_results_dir(RUN_RECORD[0] if RUN_RECORD else None)
+
+
+onerror:
+    release_results_dir(RUN_RECORD[0] if RUN_RECORD else None)
+    if interruption_message():
+        print(f"kernbench: {interruption_message()}", file=sys.stderr)
+
 
 # Rules call the `kernbench` entry point installed beside the Python running Snakemake,
 # so the workflow works from an unactivated virtualenv too.

@@ -23,7 +23,7 @@ for _raw in RAW_DATASETS:
             runtime=30,
         shell:
             "kernbench fetch {params.raw} --mirror {params.mirror:q} --raw-dir {params.raw_dir:q} "
-            "{params.download} --timeout {params.timeout} > {log} 2>&1"
+            "{params.download} --timeout {params.timeout} > {log:q} 2>&1"
 
 
 checkpoint prepare:
@@ -48,7 +48,7 @@ checkpoint prepare:
         runtime=15,
     shell:
         "kernbench prepare {wildcards.dataset} --raw-dir {params.raw_dir:q} --out {output:q} "
-        "--dev-fraction {params.dev_fraction} --seed {params.seed} --subsample={params.subsample:q} > {log} 2>&1"
+        "--dev-fraction {params.dev_fraction} --seed {params.seed} --subsample={params.subsample:q} > {log:q} 2>&1"
 
 
 rule embeddings:
@@ -74,4 +74,4 @@ rule embeddings:
     shell:
         "kernbench embeddings --prepared {input:q} --source {params.source} --out {output:q} "
         "--url={params.url:q} --sha256={params.sha256:q} --size {params.size} --dim 300 "
-        "--mirror {params.mirror:q} --raw-dir {params.raw_dir:q} > {log} 2>&1"
+        "--mirror {params.mirror:q} --raw-dir {params.raw_dir:q} > {log:q} 2>&1"

@@ -35,8 +35,8 @@ rule lstm:
     shell:
         "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {wildcards.seed} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
-        "--profile {params.profile} --threads {threads} "
-        "--record {output.record:q} --predictions {output.predictions:q} --model {output.model:q} > {log} 2>&1"
+        "--profile {params.profile:q} --threads {threads} "
+        "--record {output.record:q} --predictions {output.predictions:q} --model {output.model:q} > {log:q} 2>&1"
 
 
 # Sensitivity rows of the LSTMs (tables/sensitivity.csv): the other embedding-layer setting, every system and seed,

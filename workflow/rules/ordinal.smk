@@ -14,6 +14,7 @@ ORDINAL_RECORDS = {
 if ORDINAL_DATASETS:
     TABLE_RECORDS.setdefault("ordinal", []).extend(r for d in ORDINAL_DATASETS for r in ORDINAL_RECORDS[d])
     TABLE_MD_SUBSET["ordinal"] = {"xi": config["ordinal"]["table_xi"]}
+if ORDINAL_DATASETS and "ordinal" in config["tables"]:
     EXTRA_TARGETS.extend(f"{RESULTS}/figures/ordinal_{d}.png" for d in ORDINAL_DATASETS)
     EXTRA_TARGETS.extend(f"{RESULTS}/tables/ordinal_claims.{ext}" for ext in ("csv", "md"))
     SENSITIVITY_PARTS.append(f"{RESULTS}/sensitivity/ordinal/ordinal.prp_weights.csv")
@@ -44,8 +45,8 @@ rule ordinal_run:
         "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} "
         "kernbench ordinal-run --dataset {wildcards.dataset} --system {wildcards.slug} "
         "--prepared {input.prepared:q} --params {params.settings:q} --seed {params.seed} "
-        "--profile {params.profile} --threads {threads} "
-        "--record {output.record:q} --predictions {output.predictions:q} > {log} 2>&1"
+        "--profile {params.profile:q} --threads {threads} "
+        "--record {output.record:q} --predictions {output.predictions:q} > {log:q} 2>&1"
 
 
 rule ordinal_figure:
@@ -68,7 +69,7 @@ rule ordinal_figure:
         mem_mb=1000,
         runtime=5,
     shell:
-        "kernbench ordinal-figure --records {input.records:q} --dataset {wildcards.dataset} --out {output:q} > {log} 2>&1"
+        "kernbench ordinal-figure --records {input.records:q} --dataset {wildcards.dataset} --out {output:q} > {log:q} 2>&1"
 
 
 rule ordinal_claims:
@@ -95,7 +96,7 @@ rule ordinal_claims:
         runtime=5,
     shell:
         "kernbench ordinal-claims --records {input.records:q} --params {params.settings:q} "
-        "--resamples {params.resamples} --seed {params.seed} --csv {output.csv:q} --md {output.md:q} > {log} 2>&1"
+        "--resamples {params.resamples} --seed {params.seed} --csv {output.csv:q} --md {output.md:q} > {log:q} 2>&1"
 
 
 # Sensitivity of the ordinal table to the PRP weights: the other weighting, at the compared levels only.

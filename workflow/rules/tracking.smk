@@ -18,7 +18,7 @@ rule track:
         runtime=20,
     shell:
         "kernbench track --records {input:q} --results-dir {params.results_dir:q} "
-        "--tracking-uri={params.tracking_uri:q} --manifest {output:q} > {log} 2>&1"
+        "--tracking-uri={params.tracking_uri:q} --manifest {output:q} > {log:q} 2>&1"
 
 
 rule tables:
@@ -45,7 +45,7 @@ rule tables:
     shell:
         "kernbench tables --records {input.records:q} --paper-values {input.paper_values:q} "
         "--csv {output.csv:q} --md {output.md:q} --md-subset {params.md_subset:q} "
-        "--resamples {params.resamples} --seed {params.seed} > {log} 2>&1"
+        "--resamples {params.resamples} --seed {params.seed} > {log:q} 2>&1"
 
 
 EXTRA_TARGETS.append(f"{RESULTS}/tables/significance.csv")
@@ -70,7 +70,7 @@ rule significance:
         runtime=30,
     shell:
         "kernbench significance --records {input:q} --ordinal-xi {params.ordinal_xi:q} "
-        "--resamples {params.resamples} --seed {params.seed} --out {output:q} > {log} 2>&1"
+        "--resamples {params.resamples} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
 
 
 EXTRA_TARGETS.append(f"{RESULTS}/results.md")
@@ -98,4 +98,4 @@ rule results_summary:
         runtime=5,
     shell:
         "kernbench results-summary --tables-dir {params.tables_dir:q} --ordinal-xi {params.ordinal_xi:q} "
-        "--profile {params.profile} --gap-tolerance {params.gap_tolerance:q} --out {output:q} > {log} 2>&1"
+        "--profile {params.profile:q} --gap-tolerance {params.gap_tolerance:q} --out {output:q} > {log:q} 2>&1"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import logging
 import shutil
 import tarfile
@@ -130,7 +131,13 @@ def fetch_file(
                         _download(url, tmp, timeout=timeout)
                     else:
                         if url not in archives:
-                            fd = tempfile.NamedTemporaryFile(delete=False, suffix=Path(url).name)
+                            # Beside the raw files, hidden like every partial output, not in the system's /tmp;
+                            # one left by a killed fetch of this dataset goes first.
+                            for stale in target.parent.glob(f".{glob.escape(Path(url).name)}.*.tmp"):
+                                stale.unlink(missing_ok=True)
+                            fd = tempfile.NamedTemporaryFile(
+                                delete=False, dir=target.parent, prefix=f".{Path(url).name}.", suffix=".tmp"
+                            )
                             fd.close()
                             archives[url] = Path(fd.name)
                             _download(url, archives[url], timeout=timeout)
@@ -139,7 +146,9 @@ def fetch_file(
                 log.info("downloaded %s from %s", entry.path, url)
                 return target
             except (urllib.error.URLError, OSError, KeyError, tarfile.TarError, zipfile.BadZipFile) as exc:
-                archives.pop(url, None)
+                failed = archives.pop(url, None)
+                if failed is not None:
+                    failed.unlink(missing_ok=True)
                 failures.append(f"{url}: {exc}")
     where = "; ".join(failures) if failures else (
         "downloads disabled (data.download: false)" if entry.urls else "it has no public download URL"

@@ -74,6 +74,21 @@ def _check(variant: str, lam: float, theta, method: str = "auto") -> None:
         raise ValueError(f"lam must be in (0, 1], got {lam!r}")
     if variant == "west" and theta is None:
         raise ValueError("variant 'west' needs a similarity threshold theta")
+    if variant == "west" and not -1.0 <= float(theta) <= 1.0:  # a cosine; above 1 nothing matches, NaN never does
+        raise ValueError(f"theta must be a cosine similarity in [-1, 1], got {theta!r}")
+
+
+def _check_finite(variant: str, sentences: Sequence, vectors) -> None:
+    """Reject NaN or infinite token vectors: a NaN would read as a missing vector, an inf as a NaN kernel."""
+    if variant == "sm":
+        return
+    arrays = [vectors] if vectors is not None else sentences
+    for k, a in enumerate(arrays):
+        a = np.asarray(a, dtype=np.float64)
+        if not np.isfinite(a).all():
+            row = np.argwhere(~np.isfinite(a))[0]
+            where = f"vectors row {row[0]}" if vectors is not None else f"sentence {k}, token {row[0]}"
+            raise ValueError(f"token vectors must be finite: {where} holds {float(a[tuple(row)])}")
 
 
 def _flat_ids(X: Sequence) -> tuple[np.ndarray, np.ndarray]:
@@ -512,6 +527,7 @@ def anygram_kernel(s1, s2, *, variant: str, lam: float, vectors=None, theta=None
         ``K(s1, s2)``.
     """
     _check(variant, lam, theta)
+    _check_finite(variant, [s1, s2], vectors)
     if variant == "sm":
         (t1, _), (t2, _) = _flat_ids([s1]), _flat_ids([s2])
         return float(dp.pair_sm(t1, t2, float(lam)))
@@ -550,6 +566,7 @@ def anygram_gram(X, Y=None, *, variant: str, lam: float, vectors=None, theta=Non
     lam = float(lam)
     X = list(X)
     Y = None if Y is None else list(Y)
+    _check_finite(variant, X + (Y or []), vectors)
     nx = len(X)
     ny = nx if Y is None else len(Y)
     if nx == 0 or ny == 0:
@@ -589,6 +606,7 @@ def anygram_diag(X, *, variant: str, lam: float, vectors=None, theta=None) -> np
     """
     _check(variant, lam, theta)
     X = list(X)
+    _check_finite(variant, X, vectors)
     n = len(X)
     idx = np.arange(n, dtype=np.int64)
     out = np.zeros(n)

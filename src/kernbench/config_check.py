@@ -1,0 +1,160 @@
+"""Start-up checks of the workflow configuration beyond what the JSON schema says.
+
+JSON Schema counts ``1000.0`` as an integer, so ``--config seed=1e3`` validates and then fails
+late as ``invalid int value: '1000.0'``; :func:`integers_as_int` turns such values into ints
+wherever the schema asks for an integer. :func:`check_yaml_file` names the file and line of a
+config file that is not valid YAML (Snakemake's own message names neither).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import yaml
+
+from kernbench.errors import KernbenchError
+
+
+class ConfigError(KernbenchError):
+    """A configuration file or value that cannot be used."""
+
+
+def check_yaml_file(path: str | os.PathLike) -> dict:
+    """Parse a YAML config file, naming the file and line of a syntax error.
+
+    Parameters
+    ----------
+    path
+        The config file.
+
+    Returns
+    -------
+    dict
+        Its content.
+
+    Raises
+    ------
+    ConfigError
+        If the file is not valid YAML or its top level is not a mapping.
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            content = yaml.safe_load(handle)
+    except yaml.YAMLError as exc:
+        mark, context = getattr(exc, "problem_mark", None), getattr(exc, "context_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        if context is not None and mark is not None and context.line != mark.line:
+            where += f" (in the value that starts on line {context.line + 1})"
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"config file {os.path.abspath(path)}:{where}: not valid YAML ({problem})") from exc
+    if not isinstance(content, dict):
+        raise ConfigError(f"config file {path}: the top level must be a mapping of keys, not {type(content).__name__}")
+    return content
+
+
+def _resolve(schema: dict, root: dict) -> dict:
+    while isinstance(schema, dict) and "$ref" in schema:
+        target = root
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            target = target[part]
+        schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+    return schema
+
+
+def integers_as_int(value: Any, schema: dict, root: dict | None = None) -> Any:
+    """Return ``value`` with every integral float the schema types as ``integer`` turned into an int.
+
+    Parameters
+    ----------
+    value
+        A validated config value (the whole config at the top).
+    schema
+        Its JSON schema (``properties``, ``additionalProperties``, ``items`` and local ``$ref`` are followed).
+    root
+        The top-level schema ``$ref`` resolves against; ``schema`` itself by default.
+
+    Returns
+    -------
+    Any
+        A copy of ``value`` with the conversions made.
+    """
+    root = schema if root is None else root
+    schema = _resolve(schema, root)
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, float) and schema.get("type") == "integer" and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        return {
+            k: integers_as_int(v, properties[k] if k in properties else extra, root)
+            if k in properties or isinstance(extra, dict)
+            else v
+            for k, v in value.items()
+        }
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [integers_as_int(v, schema["items"], root) for v in value]
+    return value
+
+
+def _types(schema: dict) -> set[str]:
+    kind = schema.get("type")
+    return set(kind) if isinstance(kind, list) else {kind} if kind else set()
+
+
+def _parse_scalar(text: str, types: set[str]) -> Any:
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    if isinstance(value, str) and types & {"number", "integer"}:
+        try:  # YAML 1.1 reads 1e3 (no dot) as a string
+            return float(text)
+        except ValueError:
+            return text
+    return value
+
+
+def typed_overrides(value: Any, schema: dict, root: dict | None = None) -> Any:
+    """Give ``--config`` values nested in sections the types the schema asks for.
+
+    Snakemake reads ``--config anygram="{lam: 0.5}"`` with YAML's base loader, so every nested
+    scalar arrives as a string (``'0.5'``, ``'false'``). Each string whose place in the schema is
+    typed, and not as a string, is read again as YAML; anything that still does not fit is left for
+    the schema to reject, naming the key.
+
+    Parameters
+    ----------
+    value
+        The ``--config`` overrides (the whole mapping at the top).
+    schema
+        The config's JSON schema.
+    root
+        The top-level schema ``$ref`` resolves against; ``schema`` itself by default.
+
+    Returns
+    -------
+    Any
+        A copy of ``value`` with the strings converted.
+    """
+    root = schema if root is None else root
+    schema = _resolve(schema, root)
+    if not isinstance(schema, dict):
+        return value
+    types = _types(schema)
+    if isinstance(value, str):
+        return _parse_scalar(value, types) if types and "string" not in types else value
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        return {
+            k: typed_overrides(v, properties[k] if k in properties else extra, root)
+            if k in properties or isinstance(extra, dict)
+            else v
+            for k, v in value.items()
+        }
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [typed_overrides(v, schema["items"], root) for v in value]
+    return value
