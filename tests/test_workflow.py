@@ -259,6 +259,18 @@ def _rules(config):
 _SAFE_UNQUOTED = re.compile(r"^[-\w.]*$")  # a name, number or flag: no space, quote or path separator
 
 
+def _flag_values(function, rule) -> list:
+    """Values of a params function of the wildcards alone, over sample wildcard values (None if it needs more)."""
+    from types import SimpleNamespace
+
+    names = list(rule.wildcard_names)
+    samples = ["x", "AGKsm_lam0.4", "AGKwess_lam0.4", "NGTKsm_lam0.4"]
+    try:
+        return [function(SimpleNamespace(**{n: v for n in names})) for v in samples]
+    except Exception:  # needs input/output or other arguments: not a plain flag
+        return [None]
+
+
 @pytest.mark.parametrize(
     "config",
     [{}, {"anygram": {"tile_rows": 256, "training": "primal"}}],
@@ -275,7 +287,11 @@ def test_every_path_in_every_shell_command_is_quoted(tmp_path, config):
                 continue
             kind, _, name = field.partition(".")
             value = getattr(rule, kind)[name] if kind == "params" and name else None
-            safe = isinstance(value, (int, float)) or (isinstance(value, str) and _SAFE_UNQUOTED.match(value))
+            if callable(value):
+                # A flag computed from the wildcards: every value it can take must be safe unquoted.
+                value = _flag_values(value, rule)
+            values = value if isinstance(value, list) else [value]
+            safe = all(isinstance(v, (int, float)) or (isinstance(v, str) and _SAFE_UNQUOTED.match(v)) for v in values)
             if kind == "params" and safe:
                 continue
             unquoted.append(f"{rule.name}: {{{field}}}")
