@@ -38,3 +38,15 @@ def test_no_tables_is_an_error_and_readme_needs_markers(tmp_path):
     readme.write_text(f"# x\n{START}\nold\n{END}\ntail\n")
     update_readme(readme, "new\n")
     assert readme.read_text() == f"# x\n{START}\nnew\n{END}\ntail\n"
+
+
+def test_claims_answers_per_dataset(tmp_path):
+    _anygram_table(tmp_path)
+    pd.DataFrame([
+        {"dataset": d, "claim": c, "statement": f"statement {c}", "answer": a, "evidence": "e"}
+        for d, answers in (("reviews_clothing", ("partly", "yes", "no")), ("reviews_hotel", ("yes", "yes", "partly")))
+        for c, a in zip(("i", "ii", "iii"), answers)
+    ]).to_csv(tmp_path / "ordinal_claims.csv", index=False)
+    text = results_markdown(tmp_path, ordinal_levels=[0.1], profile="full")
+    assert "| claim | reviews_clothing | reviews_hotel |" in text
+    assert "| (iii) statement iii | no | partly |" in text

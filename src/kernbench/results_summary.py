@@ -96,6 +96,21 @@ def _ordinal(tables: Path, levels) -> list[str]:
     return lines + [""]
 
 
+def _claims(tables: Path) -> list[str]:
+    path = tables / "ordinal_claims.csv"
+    if not path.exists():
+        return []
+    c = pd.read_csv(path)
+    statements = c.drop_duplicates("claim").set_index("claim")["statement"]
+    answers = c.pivot(index="claim", columns="dataset", values="answer")
+    lines = ["**Baccianella, Esuli & Sebastiani, claims** — answered by paired tests per reduction level "
+             "(rules and evidence in `ordinal_claims.md`).", "",
+             "| claim | " + " | ".join(answers.columns) + " |", "| --- | " + " | ".join("---" for _ in answers.columns) + " |"]
+    for claim, row in answers.iterrows():
+        lines.append(f"| ({claim}) {statements[claim]} | " + " | ".join(str(v) for v in row) + " |")
+    return lines + [""]
+
+
 def _significance(tables: Path) -> list[str]:
     path = tables / "significance.csv"
     if not path.exists():
@@ -130,7 +145,8 @@ def results_markdown(tables_dir, *, ordinal_levels, profile: str, gap_tolerance:
     str
     """
     tables = Path(tables_dir)
-    body = _anygram(tables) + _fisher(tables) + _ordinal(tables, ordinal_levels) + _significance(tables)
+    body = (_anygram(tables) + _fisher(tables) + _ordinal(tables, ordinal_levels) + _claims(tables)
+            + _significance(tables))
     if not body:
         raise DataError(f"{tables}: no tables to summarise")
     if gap_tolerance:

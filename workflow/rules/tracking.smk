@@ -81,6 +81,8 @@ rule results_summary:
         tables=expand(f"{RESULTS}/tables/{{table}}.csv", table=config["tables"]),
         significance=f"{RESULTS}/tables/significance.csv",
         sensitivity=f"{RESULTS}/tables/sensitivity.csv",
+        # The other tables the rule files add (claims), so the summary is written after them.
+        extra_tables=lambda wildcards: sorted(t for t in EXTRA_TARGETS if t.endswith(".csv") and "/tables/" in t),
     output:
         f"{RESULTS}/results.md",
     params:
