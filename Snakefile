@@ -35,4 +35,5 @@ rule all:
         mlflow=f"{RESULTS}/tracking/mlflow_runs.tsv",
         embeddings=EMBEDDINGS,
         extras=EXTRA_TARGETS,
+        costs=f"{RESULTS}/costs.csv",
     default_target: True

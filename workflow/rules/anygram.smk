@@ -43,6 +43,8 @@ if ANYGRAM["tile_rows"]:
             cased_sm=ANYGRAM_CASED_SM,
         log:
             f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}/{{split}}_{{tile}}.log",
+        benchmark:
+            f"{BENCHMARKS}/anygram_gram_tile/cache/anygram/{{dataset}}/{{kernel}}/{{split}}_{{tile}}.tsv"
         wildcard_constraints:
             dataset="|".join(TOKENISED),
             kernel=ANYGRAM_KERNEL,
@@ -78,6 +80,8 @@ if ANYGRAM["tile_rows"]:
             cased_sm=ANYGRAM_CASED_SM,
         log:
             f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}.log",
+        benchmark:
+            f"{BENCHMARKS}/anygram_gram_assemble/cache/anygram/{{dataset}}/{{kernel}}.tsv"
         wildcard_constraints:
             dataset="|".join(TOKENISED),
             kernel=ANYGRAM_KERNEL,
@@ -105,6 +109,8 @@ else:
             cased_sm=ANYGRAM_CASED_SM,
         log:
             f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}.log",
+        benchmark:
+            f"{BENCHMARKS}/anygram_gram/cache/anygram/{{dataset}}/{{kernel}}.tsv"
         wildcard_constraints:
             dataset="|".join(TOKENISED),
             kernel=ANYGRAM_KERNEL,
@@ -135,6 +141,8 @@ rule anygram_svm:
         profile=config["profile"],
     log:
         f"{LOGS}/runs/anygram/{{dataset}}/kernels/{{system}}.log",
+    benchmark:
+        f"{BENCHMARKS}/anygram_svm/runs/anygram/{{dataset}}/kernels/{{system}}.tsv"
     wildcard_constraints:
         dataset="|".join(TOKENISED),
         system=ANYGRAM_SVM_SYSTEMS,
@@ -175,6 +183,8 @@ if ANYGRAM_PRIMAL:
             profile=config["profile"],
         log:
             f"{LOGS}/runs/anygram/{{dataset}}/kernels/{{system}}.log",
+        benchmark:
+            f"{BENCHMARKS}/anygram_primal/runs/anygram/{{dataset}}/kernels/{{system}}.tsv"
         wildcard_constraints:
             dataset="|".join(TOKENISED),
             system="AGKsm|AGKwess",
@@ -203,6 +213,8 @@ rule anygram_benchmark:
         settings=json.dumps({**ANYGRAM["benchmark"], "lam": ANYGRAM["lam"]}, sort_keys=True),
     log:
         f"{LOGS}/benchmarks/anygram.log",
+    benchmark:
+        f"{BENCHMARKS}/anygram_benchmark/benchmarks/anygram.tsv"
     conda:
         CONDA_ENV
     threads: 2
@@ -225,6 +237,8 @@ rule anygram_accuracy_figure:
         ),
     log:
         f"{LOGS}/figures/anygram_accuracy.log",
+    benchmark:
+        f"{BENCHMARKS}/anygram_accuracy_figure/figures/anygram_accuracy.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -246,6 +260,8 @@ rule anygram_throughput_figure:
         ),
     log:
         f"{LOGS}/figures/anygram_throughput.log",
+    benchmark:
+        f"{BENCHMARKS}/anygram_throughput_figure/figures/anygram_throughput.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -289,7 +305,7 @@ for _key, (_choice, _datasets, _systems, _settings) in anygram_sensitivity_jobs(
         log:
             f"{LOGS}/sensitivity/anygram/{_choice}.log",
         benchmark:
-            f"{RESULTS}/benchmarks/sensitivity/anygram/{_choice}.tsv"
+            f"{BENCHMARKS}/anygram_sensitivity/{_choice}.tsv"
         conda:
             CONDA_ENV
         threads: 2

@@ -13,6 +13,8 @@ rule baseline:
         profile=config["profile"],
     log:
         f"{LOGS}/runs/{{paper}}/{{dataset}}/{{system}}.log",
+    benchmark:
+        f"{BENCHMARKS}/baseline/runs/{{paper}}/{{dataset}}/{{system}}.tsv"
     wildcard_constraints:
         paper="anygram|fisher|ordinal",
         dataset="|".join(DATASETS),

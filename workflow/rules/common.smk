@@ -43,6 +43,8 @@ config.update(integers_as_int(config, CONFIG_SCHEMA))
 
 RESULTS = config["results_dir"].rstrip("/")
 LOGS = f"{RESULTS}/logs"
+# Wall time, CPU time and peak memory of every job (Snakemake benchmark files), read by `kernbench costs`.
+BENCHMARKS = f"{RESULTS}/benchmarks/jobs"
 # Jobs read this to stamp their run records; an environment variable, not a param, so that a
 # config change elsewhere does not invalidate every job.
 os.environ["KERNBENCH_CONFIG_HASH"] = config_hash(config)

@@ -15,6 +15,8 @@ for _raw in RAW_DATASETS:
             timeout=config["data"]["timeout_s"],
         log:
             f"{LOGS}/fetch/{_raw}.log",
+        benchmark:
+            f"{BENCHMARKS}/fetch/{_raw}.tsv"
         conda:
             CONDA_ENV
         threads: 1
@@ -38,6 +40,8 @@ checkpoint prepare:
         subsample=json.dumps(config["subsample"]) if config["subsample"] else "",
     log:
         f"{LOGS}/prepare/{{dataset}}.log",
+    benchmark:
+        f"{BENCHMARKS}/prepare/prepare/{{dataset}}.tsv"
     wildcard_constraints:
         dataset="|".join(DATASETS),
     conda:
@@ -65,6 +69,8 @@ rule embeddings:
         raw_dir=lambda wildcards, output: os.path.join(os.path.dirname(os.path.dirname(output[0])), "raw"),
     log:
         f"{LOGS}/embeddings.log",
+    benchmark:
+        f"{BENCHMARKS}/embeddings/embeddings.tsv"
     conda:
         CONDA_ENV
     threads: 1

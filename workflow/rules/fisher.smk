@@ -24,6 +24,8 @@ rule fisher_features:
         seed=config["seed"],
     log:
         f"{LOGS}/fisher/features/{{system}}.log",
+    benchmark:
+        f"{BENCHMARKS}/fisher_features/fisher/features/{{system}}.tsv"
     wildcard_constraints:
         system="|".join(FISHER["systems"]),
     conda:
@@ -52,6 +54,8 @@ rule fisher_svm:
         profile=config["profile"],
     log:
         f"{LOGS}/fisher/svm/{{system}}/{{category}}.log",
+    benchmark:
+        f"{BENCHMARKS}/fisher_svm/fisher/svm/{{system}}/{{category}}.tsv"
     wildcard_constraints:
         system="|".join(FISHER["systems"]),
         category="|".join(FISHER["categories"]),
@@ -80,6 +84,8 @@ rule fisher_plot:
         ),
     log:
         f"{LOGS}/fisher/plot.log",
+    benchmark:
+        f"{BENCHMARKS}/fisher_plot/fisher/plot.tsv"
     conda:
         CONDA_ENV
     threads: 1

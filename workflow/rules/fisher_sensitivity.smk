@@ -30,7 +30,7 @@ rule fisher_sensitivity:
     log:
         f"{LOGS}/sensitivity/fisher/{{choice}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/sensitivity/fisher/{{choice}}.tsv"
+        f"{BENCHMARKS}/fisher_sensitivity/sensitivity/fisher/{{choice}}.tsv"
     wildcard_constraints:
         choice="|".join(FISHER_SENSITIVITY_SYSTEMS),
     conda:

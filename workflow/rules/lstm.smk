@@ -21,6 +21,8 @@ rule lstm:
         profile=config["profile"],
     log:
         f"{LOGS}/runs/anygram/{{dataset}}/lstm/{{system}}_seed{{seed}}.log",
+    benchmark:
+        f"{BENCHMARKS}/lstm/runs/anygram/{{dataset}}/lstm/{{system}}_seed{{seed}}.tsv"
     wildcard_constraints:
         dataset="|".join(TOKENISED),
         system="UniLSTM|BiLSTM",
@@ -68,7 +70,7 @@ rule lstm_sensitivity_dataset:
     log:
         f"{LOGS}/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}.tsv"
+        f"{BENCHMARKS}/lstm_sensitivity_dataset/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}.tsv"
     wildcard_constraints:
         dataset="|".join(TOKENISED),
     conda:
@@ -92,7 +94,7 @@ rule lstm_sensitivity:
     log:
         f"{LOGS}/sensitivity/anygram/lstm.trainable_embeddings.log",
     benchmark:
-        f"{RESULTS}/benchmarks/sensitivity/anygram/lstm.trainable_embeddings.tsv"
+        f"{BENCHMARKS}/lstm_sensitivity/sensitivity/anygram/lstm.trainable_embeddings.tsv"
     conda:
         CONDA_ENV
     threads: 1

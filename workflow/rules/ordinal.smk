@@ -32,6 +32,8 @@ rule ordinal_run:
         profile=config["profile"],
     log:
         f"{LOGS}/runs/ordinal/{{dataset}}/featsel/{{slug}}.log",
+    benchmark:
+        f"{BENCHMARKS}/ordinal_run/runs/ordinal/{{dataset}}/featsel/{{slug}}.tsv"
     wildcard_constraints:
         dataset="|".join(d for d, spec in DATASETS.items() if spec.task == "ordinal"),
         slug="|".join(SLUGS.values()),
@@ -60,6 +62,8 @@ rule ordinal_figure:
         ),
     log:
         f"{LOGS}/figures/ordinal_{{dataset}}.log",
+    benchmark:
+        f"{BENCHMARKS}/ordinal_figure/figures/ordinal_{{dataset}}.tsv"
     wildcard_constraints:
         dataset="|".join(d for d, spec in DATASETS.items() if spec.task == "ordinal"),
     conda:
@@ -88,6 +92,8 @@ rule ordinal_claims:
         seed=config["seed"],
     log:
         f"{LOGS}/tables/ordinal_claims.log",
+    benchmark:
+        f"{BENCHMARKS}/ordinal_claims/tables/ordinal_claims.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -112,7 +118,7 @@ rule ordinal_sensitivity_prp_weights:
     log:
         f"{LOGS}/sensitivity/ordinal/ordinal.prp_weights.log",
     benchmark:
-        f"{LOGS}/sensitivity/ordinal/ordinal.prp_weights.benchmark.tsv"
+        f"{BENCHMARKS}/ordinal_sensitivity_prp_weights/sensitivity/ordinal/ordinal.prp_weights.tsv"
     conda:
         CONDA_ENV
     threads: 1

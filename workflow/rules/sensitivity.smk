@@ -13,6 +13,8 @@ rule sensitivity:
         md=f"{RESULTS}/tables/sensitivity.md",
     log:
         f"{LOGS}/tables/sensitivity.log",
+    benchmark:
+        f"{BENCHMARKS}/sensitivity/tables/sensitivity.tsv"
     conda:
         CONDA_ENV
     threads: 1

@@ -10,6 +10,8 @@ rule track:
         tracking_uri=config["mlflow"]["tracking_uri"],
     log:
         f"{LOGS}/track.log",
+    benchmark:
+        f"{BENCHMARKS}/track/track.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -34,6 +36,8 @@ rule tables:
         seed=config["seed"],
     log:
         f"{LOGS}/tables/{{table}}.log",
+    benchmark:
+        f"{BENCHMARKS}/tables/tables/{{table}}.tsv"
     wildcard_constraints:
         table="|".join(config["tables"]),  # other files under tables/ (claim tables) come from their own rules
     conda:
@@ -62,6 +66,8 @@ rule significance:
         seed=config["seed"],
     log:
         f"{LOGS}/tables/significance.log",
+    benchmark:
+        f"{BENCHMARKS}/significance/tables/significance.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -92,6 +98,8 @@ rule results_summary:
         gap_tolerance=json.dumps(config["gap_tolerance"], sort_keys=True),
     log:
         f"{LOGS}/tables/results_summary.log",
+    benchmark:
+        f"{BENCHMARKS}/results_summary/tables/results_summary.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -101,3 +109,26 @@ rule results_summary:
     shell:
         "kernbench results-summary --tables-dir {params.tables_dir:q} --ordinal-xi {params.ordinal_xi:q} "
         "--profile {params.profile:q} --gap-tolerance {params.gap_tolerance:q} --out {output:q} > {log:q} 2>&1"
+
+
+rule costs:
+    # Last: reads the benchmark files of every other job of the run.
+    input:
+        tables=expand(f"{RESULTS}/tables/{{table}}.csv", table=config["tables"]),
+        mlflow=f"{RESULTS}/tracking/mlflow_runs.tsv",
+        extras=lambda wildcards: EXTRA_TARGETS,
+    output:
+        csv=report(f"{RESULTS}/costs.csv", caption="../report/costs.rst", category="Tables"),
+        md=f"{RESULTS}/costs.md",
+    params:
+        results_dir=lambda wildcards, output: os.path.dirname(output.csv),
+    log:
+        f"{LOGS}/costs.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    shell:
+        "kernbench costs {params.results_dir:q} --csv {output.csv:q} --md {output.md:q} > {log:q} 2>&1"

@@ -39,3 +39,27 @@ def register(subparsers) -> None:
     p.add_argument("--results", required=True, help="results.md written by the results_summary rule")
     p.add_argument("--readme", default="README.md")
     p.set_defaults(func=_cmd_readme)
+    register_costs(subparsers)
+
+
+def _cmd_costs(args) -> None:
+    from kernbench.costs import cost_table, costs_markdown
+    from kernbench.fileio import write_text_atomic
+
+    table = cost_table(args.results_dir)
+    if args.csv:
+        write_text_atomic(args.csv, table.to_csv(index=False, float_format="%.2f"))
+    text = costs_markdown(table)
+    if args.md:
+        write_text_atomic(args.md, text)
+    else:
+        print(text, end="")
+
+
+def register_costs(subparsers) -> None:
+    """Add the ``costs`` subcommand."""
+    p = subparsers.add_parser("costs", help="jobs, wall and CPU time and peak memory per rule of a finished run")
+    p.add_argument("results_dir", help="the run's results_dir (its benchmarks/jobs folder is read)")
+    p.add_argument("--csv", help="write the table as CSV here")
+    p.add_argument("--md", help="write the table as markdown here (default: print it)")
+    p.set_defaults(func=_cmd_costs)

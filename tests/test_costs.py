@@ -1,0 +1,42 @@
+"""The cost table sums the jobs' Snakemake benchmark files per rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernbench.costs import cost_table, costs_markdown
+from kernbench.errors import DataError
+
+HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+
+
+def _bench(root, relative, wall, cpu, rss):
+    path = root / "benchmarks" / "jobs" / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HEADER + f"{wall}\t0:00:00\t{rss}\t1\t1\t1\t0\t0\t50\t{cpu}\n")
+
+
+def test_jobs_are_summed_per_rule_with_a_total(tmp_path):
+    _bench(tmp_path, "lstm/runs/anygram/sst/lstm/BiLSTM_seed1.tsv", 400.5, 390.0, 1200.0)
+    _bench(tmp_path, "lstm/runs/anygram/sst/lstm/BiLSTM_seed2.tsv", 300.0, 280.0, 1300.0)
+    _bench(tmp_path, "tables/tables/anygram.tsv", 20.0, 15.5, 300.0)
+    table = cost_table(tmp_path).set_index("rule")
+    assert list(table.index) == ["lstm", "tables", "total"]
+    assert table.loc["lstm", "jobs"] == 2
+    assert table.loc["lstm", "wall_s"] == pytest.approx(700.5)
+    assert table.loc["lstm", "cpu_s"] == pytest.approx(670.0)
+    assert table.loc["lstm", "longest_job_s"] == pytest.approx(400.5)
+    assert table.loc["lstm", "peak_rss_mb"] == pytest.approx(1300.0)
+    assert table.loc["total", "wall_s"] == pytest.approx(720.5)
+    assert table.loc["total", "jobs"] == 3
+    assert "| lstm   |      2 |      700 |" in costs_markdown(table.reset_index())
+
+
+def test_no_benchmarks_or_a_foreign_file_is_an_error(tmp_path):
+    with pytest.raises(DataError, match="no benchmark files"):
+        cost_table(tmp_path)
+    path = tmp_path / "benchmarks" / "jobs" / "x" / "y.tsv"
+    path.parent.mkdir(parents=True)
+    path.write_text("a\tb\n1\t2\n")
+    with pytest.raises(DataError, match="y.tsv: not a Snakemake benchmark file"):
+        cost_table(tmp_path)
