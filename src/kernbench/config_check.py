@@ -62,6 +62,28 @@ def _resolve(schema: dict, root: dict) -> dict:
     return schema
 
 
+def _map_values(value: Any, schema: Any, root: dict, leaf) -> Any:
+    """Copy ``value``, following the schema into mappings and lists; ``leaf(value, schema)`` gives each other value.
+
+    Keys the schema neither lists nor covers by an ``additionalProperties`` schema are copied as they are.
+    """
+    schema = _resolve(schema, root)
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        return {
+            k: _map_values(v, properties[k] if k in properties else extra, root, leaf)
+            if k in properties or isinstance(extra, dict)
+            else v
+            for k, v in value.items()
+        }
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [_map_values(v, schema["items"], root, leaf) for v in value]
+    return leaf(value, schema)
+
+
 def integers_as_int(value: Any, schema: dict, root: dict | None = None) -> Any:
     """Return ``value`` with every integral float the schema types as ``integer`` turned into an int.
 
@@ -79,24 +101,11 @@ def integers_as_int(value: Any, schema: dict, root: dict | None = None) -> Any:
     Any
         A copy of ``value`` with the conversions made.
     """
-    root = schema if root is None else root
-    schema = _resolve(schema, root)
-    if not isinstance(schema, dict):
-        return value
-    if isinstance(value, float) and schema.get("type") == "integer" and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        properties = schema.get("properties", {})
-        extra = schema.get("additionalProperties")
-        return {
-            k: integers_as_int(v, properties[k] if k in properties else extra, root)
-            if k in properties or isinstance(extra, dict)
-            else v
-            for k, v in value.items()
-        }
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return [integers_as_int(v, schema["items"], root) for v in value]
-    return value
+
+    def leaf(v, sub):
+        return int(v) if isinstance(v, float) and sub.get("type") == "integer" and v.is_integer() else v
+
+    return _map_values(value, schema, schema if root is None else root, leaf)
 
 
 def _types(schema: dict) -> set[str]:
@@ -139,22 +148,9 @@ def typed_overrides(value: Any, schema: dict, root: dict | None = None) -> Any:
     Any
         A copy of ``value`` with the strings converted.
     """
-    root = schema if root is None else root
-    schema = _resolve(schema, root)
-    if not isinstance(schema, dict):
-        return value
-    types = _types(schema)
-    if isinstance(value, str):
-        return _parse_scalar(value, types) if types and "string" not in types else value
-    if isinstance(value, dict):
-        properties = schema.get("properties", {})
-        extra = schema.get("additionalProperties")
-        return {
-            k: typed_overrides(v, properties[k] if k in properties else extra, root)
-            if k in properties or isinstance(extra, dict)
-            else v
-            for k, v in value.items()
-        }
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return [typed_overrides(v, schema["items"], root) for v in value]
-    return value
+
+    def leaf(v, sub):
+        types = _types(sub)
+        return _parse_scalar(v, types) if isinstance(v, str) and types and "string" not in types else v
+
+    return _map_values(value, schema, schema if root is None else root, leaf)
