@@ -41,10 +41,8 @@ def _alternatives(sensitivity: pd.DataFrame, table: str) -> pd.DataFrame:
     s = s[s["split"] == "test"]
     cols = ["choice", "default", "alternative", "value_default", "value", "delta", "ci_low", "ci_high"]
     if table in MEAN_OVER_DATASETS:
-        # Only categories every alternative was measured on enter the mean, so alternatives are comparable.
         s = s.groupby(["system", "choice", "default", "alternative"], as_index=False).agg(
             value_default=("value_default", "mean"), value=("value", "mean"), delta=("delta", "mean"),
-            n=("dataset", "nunique"),
         )
         s["ci_low"] = np.nan
         s["ci_high"] = np.nan

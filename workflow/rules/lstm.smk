@@ -46,8 +46,7 @@ rule lstm:
 LSTM_SENS_DATASETS = [
     d for d in config["lstm"]["sensitivity_datasets"] if d in config["lstm"]["datasets"] and d in config["datasets"]
 ]
-if LSTM_SENS_DATASETS:
-    SENSITIVITY_PARTS.append(f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings.csv")
+SENSITIVITY_PARTS.extend(f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{d}.csv" for d in LSTM_SENS_DATASETS)
 
 
 rule lstm_sensitivity_dataset:
@@ -84,22 +83,3 @@ rule lstm_sensitivity_dataset:
         "kernbench lstm-sensitivity --datasets {wildcards.dataset} --prepared {input.prepared:q} "
         "--embeddings {input.embeddings:q} --runs-dir {params.runs_dir:q} --settings {params.settings:q} "
         "--resamples {params.resamples} --seed {params.seed} --threads {threads} --out {output:q} > {log:q} 2>&1"
-
-
-rule lstm_sensitivity:
-    input:
-        [f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{d}.csv" for d in LSTM_SENS_DATASETS],
-    output:
-        f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings.csv",
-    log:
-        f"{LOGS}/sensitivity/anygram/lstm.trainable_embeddings.log",
-    benchmark:
-        f"{BENCHMARKS}/lstm_sensitivity/sensitivity/anygram/lstm.trainable_embeddings.tsv"
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    shell:
-        "kernbench sensitivity-concat --parts {input:q} --out {output:q} > {log:q} 2>&1"

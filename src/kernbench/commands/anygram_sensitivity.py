@@ -96,13 +96,6 @@ def _cmd_lstm(args) -> None:
              frame[["dataset", "system", "alternative", "value_default", "value", "delta"]].to_string(index=False))
 
 
-def _cmd_concat(args) -> None:
-    from kernbench.sensitivity import read_parts, write_rows
-
-    frame = write_rows(read_parts(args.parts).to_dict("records"), args.out)
-    log.info("%s: %d rows from %d files", args.out, len(frame), len(args.parts))
-
-
 def _common(p) -> None:
     p.add_argument("--datasets", nargs="+", required=True)
     p.add_argument("--prepared", nargs="+", required=True, help="prepared parquet of each dataset, in order")
@@ -115,7 +108,7 @@ def _common(p) -> None:
 
 
 def register(subparsers) -> None:
-    """Add the ``anygram-sensitivity``, ``lstm-sensitivity`` and ``sensitivity-concat`` subcommands."""
+    """Add the ``anygram-sensitivity`` and ``lstm-sensitivity`` subcommands."""
     p = subparsers.add_parser("anygram-sensitivity", help="Table 3 kernel rows under another lam, dev split or casing")
     p.add_argument("--choice", required=True, choices=sorted(KERNEL_CHOICES))
     _common(p)
@@ -129,8 +122,3 @@ def register(subparsers) -> None:
     _common(p)
     p.add_argument("--settings", required=True, help="JSON: the lstm config block")
     p.set_defaults(func=_cmd_lstm)
-
-    p = subparsers.add_parser("sensitivity-concat", help="join one choice's sensitivity files (e.g. per dataset) into one")
-    p.add_argument("--parts", nargs="+", required=True)
-    p.add_argument("--out", required=True)
-    p.set_defaults(func=_cmd_concat)

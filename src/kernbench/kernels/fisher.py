@@ -275,7 +275,7 @@ def weight_counts(counts: TransitionCounts, *, weighting: str, c: float, normali
     matrix = sp.csr_matrix(matrix)
     if len(counts.columns) != matrix.shape[1]:
         matrix = matrix[:, counts.columns]
-    x_train, x_test = _split_rows(sp.csr_matrix(matrix), counts.n_train)
+    x_train, x_test = _split_rows(matrix, counts.n_train)
     return Features(x_train, x_test, dict(counts.info))
 
 
