@@ -120,6 +120,7 @@ start() {
         print_env
         return 0
     fi
+    check_system_conf
     # Daemons left from an earlier, broken start are stopped first so that state and ports are free.
     stop_daemons
     mkdir -p "$STATE"/{munge,ctld,d,log}
@@ -143,19 +144,22 @@ start() {
     print_env
 }
 
+system_conf_is_ours() { [[ -L "$SYSTEM_CONF" && "$(readlink "$SYSTEM_CONF")" == "$CONF" ]]; }
+
+check_system_conf() {
+    if ! system_conf_is_ours && [[ -e "$SYSTEM_CONF" || -L "$SYSTEM_CONF" ]]; then
+        die "$SYSTEM_CONF exists and is not a link to $CONF; this machine has its own SLURM configuration (or another local cluster runs), so a local cluster is not started"
+    fi
+}
+
 link_system_conf() {
-    if [[ -L "$SYSTEM_CONF" && "$(readlink "$SYSTEM_CONF")" == "$CONF" ]]; then
-        return 0
-    fi
-    if [[ -e "$SYSTEM_CONF" || -L "$SYSTEM_CONF" ]]; then
-        die "$SYSTEM_CONF exists and is not a link to $CONF; this machine has its own SLURM configuration, so a local cluster is not started"
-    fi
+    system_conf_is_ours && return 0
     mkdir -p "$(dirname "$SYSTEM_CONF")" && ln -s "$CONF" "$SYSTEM_CONF" ||
         die "cannot link $SYSTEM_CONF to $CONF (run as root)"
 }
 
 unlink_system_conf() {
-    if [[ -L "$SYSTEM_CONF" && "$(readlink "$SYSTEM_CONF")" == "$CONF" ]]; then
+    if system_conf_is_ours; then
         rm -f "$SYSTEM_CONF"
     fi
 }
