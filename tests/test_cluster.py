@@ -117,7 +117,7 @@ def _cancel_one_running_job(uuid: str, env, process, timeout_s: float = 1800) ->
         for line in listing.stdout.splitlines():
             job_id, comment, elapsed = line.strip().split("|")
             seconds = sum(int(part) * 60**i for i, part in enumerate(reversed(elapsed.split(":"))))
-            if comment.startswith(f"rule_{CANCELLED_RULE}_") and seconds >= 5:
+            if comment.startswith(f"rule_{CANCELLED_RULE}_wildcards_") and seconds >= 5:
                 cancel = _run(["scancel", job_id], env)
                 assert cancel.returncode == 0, cancel.stderr
                 return job_id
