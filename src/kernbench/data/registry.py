@@ -122,7 +122,12 @@ RAW_DATASETS: dict[str, RawDataset] = {
             source=_SST_SOURCE,
             files=(
                 # The copy's train.txt has dev.txt appended; only the Stanford zip holds train.txt itself.
-                RawFile("sst/train.txt", 2160058, "e2f3f41b0b1e6d4dddc0effe3bfc2d27ed8928079aa9a03d652311614fc5feb7", (Download(_SST_ZIP, "trees/train.txt"),)),
+                RawFile(
+                    "sst/train.txt",
+                    2160058,
+                    "e2f3f41b0b1e6d4dddc0effe3bfc2d27ed8928079aa9a03d652311614fc5feb7",
+                    (Download(_SST_ZIP, "trees/train.txt"),),
+                ),
                 RawFile(
                     "sst/dev.txt",
                     280825,
@@ -141,7 +146,9 @@ RAW_DATASETS: dict[str, RawDataset] = {
             name="reuters21578",
             source=_REUTERS_SOURCE,
             files=tuple(
-                RawFile(f"reuters21578/{name}", size, sha256, (_copy(_REUTERS_COPY, name), Download(_REUTERS_TAR, name)))
+                RawFile(
+                    f"reuters21578/{name}", size, sha256, (_copy(_REUTERS_COPY, name), Download(_REUTERS_TAR, name))
+                )
                 for name, size, sha256 in (
                     ("reut2-000.sgm", 1324350, "0ec53cda8f6d605a3ba710df14be7f00fc02f0c222a14748101df22326afe0f6"),
                     ("reut2-001.sgm", 1254440, "1528e7e82d110d88d0234eb9619eadb7f9fd805711971df05975b92277dfdf4d"),
@@ -178,15 +185,27 @@ RAW_DATASETS: dict[str, RawDataset] = {
                     "bd93cc515747ad1f87b8bc863c9e40da758509e6db6506a96d06976e61e36ee0",
                     (Download(_CLOTHING_ZIP, "Womens Clothing E-Commerce Reviews.csv"),),
                 ),
-                RawFile("reviews/womens-clothing-ecommerce-reviews/split_suggested.tsv", 327038, "d172dbf651d4415d862d926304f5e64ad94446574a55a113994a75b4dee7a259"),
+                RawFile(
+                    "reviews/womens-clothing-ecommerce-reviews/split_suggested.tsv",
+                    327038,
+                    "d172dbf651d4415d862d926304f5e64ad94446574a55a113994a75b4dee7a259",
+                ),
             ),
         ),
         RawDataset(
             name="reviews_hotel",
             source=_HOTEL_SOURCE,
             files=(
-                RawFile("reviews/tripadvisor-wang2011-sample5000/reviews.jsonl", 5177284, "186d13c4c0d6c9b975c4d1b8887280a72b9da7a28c7789b3ca21488673e402be"),
-                RawFile("reviews/tripadvisor-wang2011-sample5000/split_suggested.tsv", 123026, "c5680d3e3768ce67dfe3a5b883422bd7e79f8232a4e9e07bc161484922ec9764"),
+                RawFile(
+                    "reviews/tripadvisor-wang2011-sample5000/reviews.jsonl",
+                    5177284,
+                    "186d13c4c0d6c9b975c4d1b8887280a72b9da7a28c7789b3ca21488673e402be",
+                ),
+                RawFile(
+                    "reviews/tripadvisor-wang2011-sample5000/split_suggested.tsv",
+                    123026,
+                    "c5680d3e3768ce67dfe3a5b883422bd7e79f8232a4e9e07bc161484922ec9764",
+                ),
             ),
         ),
     )
