@@ -122,7 +122,7 @@ def test_missing_mirror_without_network_names_the_file_and_the_source(tmp_path):
 
 
 def test_download_attempt_fails_cleanly_when_offline(tmp_path):
-    # No network here: the canonical URL is tried, fails, and the error says which file and URL.
+    # No network here: the download is tried, fails, and the error says which file and URL.
     dest = tmp_path / "raw"
     result = subprocess.run(
         [sys.executable, "-m", "kernbench.cli", "fetch", "sst", "--mirror", str(tmp_path / "empty"),

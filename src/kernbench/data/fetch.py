@@ -1,4 +1,4 @@
-"""Fetch raw files: from the local mirror first, else from their canonical URL; sha256 either way."""
+"""Fetch raw files: from the local mirror first, else from their public downloads; sha256 either way."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def fetch_file(
     source : str
         Where the data comes from, for the error when it cannot be had.
     allow_download : bool, optional
-        Whether to try the canonical URLs when the mirror lacks the file.
+        Whether to try the registered downloads when the mirror lacks the file.
     timeout : float, optional
         Network timeout in seconds per URL.
     archives : dict, optional
@@ -178,7 +178,7 @@ def fetch_dataset(
     mirror, dest_dir : pathlib.Path
         Mirror directory and destination root.
     allow_download : bool, optional
-        Whether canonical URLs may be used when the mirror lacks a file.
+        Whether the registered downloads may be used when the mirror lacks a file.
     timeout : float, optional
         Network timeout per URL in seconds.
 
