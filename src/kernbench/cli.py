@@ -50,9 +50,9 @@ def _cmd_embeddings(args) -> None:
         words, vectors = embeddings.load_glove_6b_50d()
     else:
         from kernbench.data.fetch import fetch_file
-        from kernbench.data.registry import RawFile
+        from kernbench.data.registry import Download, RawFile
 
-        entry = RawFile(f"embeddings/{Path(args.url).name}", args.size, args.sha256, urls=(args.url,))
+        entry = RawFile(f"embeddings/{Path(args.url).name}", args.size, args.sha256, (Download(args.url),))
         archive = fetch_file(
             entry, mirror=Path(args.mirror), dest_dir=Path(args.raw_dir), source=f"GloVe vectors from {args.url}"
         )

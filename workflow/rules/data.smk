@@ -1,4 +1,4 @@
-# Raw files: mirror first, else canonical URL; sha256-verified either way. One rule per raw dataset,
+# Raw files: mirror first, else the registered https downloads; sha256-verified either way. One rule per raw dataset,
 # so each rule declares exactly the files it writes.
 for _raw in RAW_DATASETS:
 

@@ -1,4 +1,4 @@
-"""Fetch raw files: from the local mirror first, else from their canonical URL; sha256 either way."""
+"""Fetch raw files: from the local mirror first, else from their public downloads; sha256 either way."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def fetch_file(
     source : str
         Where the data comes from, for the error when it cannot be had.
     allow_download : bool, optional
-        Whether to try the canonical URLs when the mirror lacks the file.
+        Whether to try the registered downloads when the mirror lacks the file.
     timeout : float, optional
         Network timeout in seconds per URL.
     archives : dict, optional
@@ -122,12 +122,13 @@ def fetch_file(
         return target
 
     failures = []
-    if allow_download and entry.urls:
+    if allow_download and entry.downloads:
         archives = {} if archives is None else archives
-        for url in entry.urls:
+        for download in entry.downloads:
+            url = download.url
             try:
                 with atomic_path(target) as tmp:
-                    if entry.member is None:
+                    if download.member is None:
                         _download(url, tmp, timeout=timeout)
                     else:
                         if url not in archives:
@@ -141,17 +142,18 @@ def fetch_file(
                             fd.close()
                             archives[url] = Path(fd.name)
                             _download(url, archives[url], timeout=timeout)
-                        _extract_member(archives[url], entry.member, tmp)
+                        _extract_member(archives[url], download.member, tmp)
                     verify(tmp, entry, origin=url)
                 log.info("downloaded %s from %s", entry.path, url)
                 return target
-            except (urllib.error.URLError, OSError, KeyError, tarfile.TarError, zipfile.BadZipFile) as exc:
+            except (urllib.error.URLError, OSError, KeyError, tarfile.TarError, zipfile.BadZipFile, DataError) as exc:
+                # A wrong checksum at one location is no reason not to try the next.
                 failed = archives.pop(url, None)
                 if failed is not None:
                     failed.unlink(missing_ok=True)
                 failures.append(f"{url}: {exc}")
     where = "; ".join(failures) if failures else (
-        "downloads disabled (data.download: false)" if entry.urls else "it has no public download URL"
+        "downloads disabled (data.download: false)" if entry.downloads else "it has no public download URL"
     )
     raise FetchError(
         f"{entry.path}: not in the mirror ({mirrored} does not exist) and could not be downloaded "
@@ -176,7 +178,7 @@ def fetch_dataset(
     mirror, dest_dir : pathlib.Path
         Mirror directory and destination root.
     allow_download : bool, optional
-        Whether canonical URLs may be used when the mirror lacks a file.
+        Whether the registered downloads may be used when the mirror lacks a file.
     timeout : float, optional
         Network timeout per URL in seconds.
 
