@@ -212,9 +212,9 @@ def test_keras_model_is_logged_as_an_mlflow_model_with_its_signature(tmp_path):
     [logged] = mlflow.search_logged_models(experiment_ids=[run.info.experiment_id], output_format="list")
     assert logged.source_run_id == run.info.run_id
     info = mlflow.models.get_model_info(logged.model_uri)
-    assert info.signature.inputs.to_dict() == [{"type": "tensor", "tensor-spec": {"dtype": "int32", "shape": [-1, -1]},
+    assert info.signature.inputs.to_dict() == [{"type": "tensor", "tensor-spec": {"dtype": "int32", "shape": (-1, -1)},
                                                 "name": "tokens"}]
-    assert info.signature.outputs.to_dict()[0]["tensor-spec"] == {"dtype": "float32", "shape": [-1, 3]}
+    assert info.signature.outputs.to_dict()[0]["tensor-spec"] == {"dtype": "float32", "shape": (-1, 3)}
     loaded = mlflow.keras.load_model(logged.model_uri)
     batch = np.array([[1, 2, 3]], dtype="int32")
     np.testing.assert_allclose(loaded.predict(batch, verbose=0), model.predict(batch, verbose=0), rtol=1e-6)
@@ -222,6 +222,7 @@ def test_keras_model_is_logged_as_an_mlflow_model_with_its_signature(tmp_path):
 
 def test_summary_run_holds_the_papers_table_and_figures_and_is_kept_on_rerun(tmp_path):
     import matplotlib
+    import mlflow
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -246,6 +247,7 @@ def test_summary_run_holds_the_papers_table_and_figures_and_is_kept_on_rerun(tmp
     summary = next(r for r in runs if r.data.tags.get("kind") == "summary")
     files = {a.path for d in ("tables", "figures") for a in client.list_artifacts(summary.info.run_id, d)}
     assert files == {"tables/anygram.json", "figures/anygram_accuracy.png"}
+    mlflow.set_tracking_uri(uri)  # load_table searches through the global URI, not the client's
     table = client.load_table(summary.info.experiment_id, "tables/anygram.json", run_ids=[summary.info.run_id])
     assert table["value"].tolist() == [40.0] and table["system"].tolist() == ["AGKsm"]
     image = plt.imread(client.download_artifacts(summary.info.run_id, "figures/anygram_accuracy.png", str(tmp_path)))
