@@ -152,21 +152,24 @@ def test_keras_history_curves_become_train_and_dev_curves_in_percent_by_epoch():
 
 
 def test_run_names_tell_seeds_papers_and_parameter_variants_apart():
-    def run(paper, dataset, system, seed, key="p/d/s/aaaa"):
-        return ({"paper": paper, "dataset": dataset, "system": system, "params": {"seed": seed}, "run_key": key},
-                Entry(), [])
+    def run(paper, dataset, system, seed, key="p/d/s/aaaa", command="kernbench baseline"):
+        return ({"paper": paper, "dataset": dataset, "system": system, "params": {"seed": seed}, "run_key": key,
+                 "provenance": {"command": command}}, Entry(), [])
 
     runs = [
         run("anygram", "sst", "UniLSTM", 1), run("anygram", "sst", "UniLSTM", 2),
         run("ordinal", "reviews_hotel", "Triv", 0), run("baselines", "reviews_hotel", "Triv", 0),
         run("fisher", "reuters", "FSA", 0, "f/r/FSA/111"), run("fisher", "reuters", "FSA", 0, "f/r/FSA/222"),
         run("anygram", "sst", "AGKsm", 0),
+        run("ordinal", "reviews_clothing", "Triv", 0, "o/r/Triv/1"),
+        run("ordinal", "reviews_clothing", "Triv", 0, "o/r/Triv/2", command="kernbench ordinal-run"),
     ]
     assign_names(runs)
     names = [parent.name for _, parent, _ in runs]
     assert names == [
         "sst/UniLSTM seed 1", "sst/UniLSTM seed 2", "ordinal: reviews_hotel/Triv", "baselines: reviews_hotel/Triv",
         "reuters/FSA [111]", "reuters/FSA [222]", "sst/AGKsm",
+        "reviews_clothing/Triv (baseline)", "reviews_clothing/Triv (ordinal-run)",
     ]
 
 

@@ -200,13 +200,18 @@ def curve_metrics(curves: dict) -> list[tuple[str, float, int]]:
     return out
 
 
+def _subcommand(record: dict) -> str:
+    return record.get("provenance", {}).get("command", "").removeprefix("kernbench").strip()
+
+
 def assign_names(runs: list[tuple[dict, Entry, list[Entry]]]) -> None:
     """Give every entry a readable run name that no other run of the store shares.
 
     The name is ``<dataset>/<system>`` (``<category>/<system>`` and ``… ξ=<level>`` for
     children). A name several runs share gains the first of these that tells them apart:
-    the seed (``… seed <n>``), the paper in front (``<paper>: …``), the run key's
-    parameter hash (``… [<hash>]``).
+    the seed (``… seed <n>``), the paper in front (``<paper>: …``), the ``kernbench``
+    subcommand that made the record (``… (baseline)``), the run key's parameter hash
+    (``… [<hash>]``).
 
     Parameters
     ----------
@@ -225,6 +230,7 @@ def assign_names(runs: list[tuple[dict, Entry, list[Entry]]]) -> None:
     refinements = (
         (lambda record: record["params"].get("seed"), lambda record, name: f"{name} seed {record['params']['seed']}"),
         (lambda record: record["paper"], lambda record, name: f"{record['paper']}: {name}"),
+        (_subcommand, lambda record, name: f"{name} ({_subcommand(record)})"),
         (lambda record: record["run_key"], lambda record, name: f"{name} [{record['run_key'].rsplit('/', 1)[-1]}]"),
     )
     for field_of, refine in refinements:
