@@ -71,7 +71,10 @@ class Assets:
         mlflow.set_tracking_uri(self.tracking_uri)
         with mlflow.start_run(run_id=run_id):
             for path in models:
-                model = keras.models.load_model(path, compile=False)
+                try:
+                    model = keras.models.load_model(path, compile=False)
+                except (OSError, ValueError, TypeError) as exc:
+                    raise DataError(f"{path}: not a loadable Keras model ({exc})") from exc
                 mlflow.keras.log_model(model, name="model", signature=keras_signature(model))
 
 

@@ -19,7 +19,7 @@ rule track:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1500,
+        mem_mb=3000,  # loads the Keras models to log them as MLflow models
         runtime=20,
     shell:
         "kernbench track --records {input.records:q} --tables {input.tables:q} --figures {input.figures:q} "
