@@ -4,7 +4,9 @@ rule track:
         # Evaluated once every rule file has registered its records, whatever the include order.
         records=lambda wildcards: all_records(),
         tables=expand(f"{RESULTS}/tables/{{table}}.csv", table=config["tables"]),
-        figures=lambda wildcards: sorted(t for t in EXTRA_TARGETS if "/figures/" in t and t.endswith(".png")),
+        figures=lambda wildcards: sorted(
+            t for t in EXTRA_TARGETS if os.path.basename(os.path.dirname(t)) == "figures" and t.endswith(".png")
+        ),
     output:
         f"{RESULTS}/tracking/mlflow_runs.tsv",
     params:
