@@ -25,7 +25,7 @@ def _record(tmp_path, dataset, system, rows, *, paper="anygram", params=None):
         "params": params,
         "rows": rows,
         "metrics": flat_metrics(rows),
-        "curves": {"dev_accuracy": [0.5, 0.6, 0.7]},
+        "curves": {"val_accuracy": [0.5, 0.6, 0.7]},
         "timings": {"fit": 1.5},
         "provenance": {"git_commit": "abc", "config_hash": "def", "packages": {"numpy": "2"}},
     }
@@ -114,8 +114,9 @@ def test_mlflow_logging_is_idempotent_and_replaces_changed_runs(tmp_path):
     runs = client.search_runs([experiment.experiment_id])
     assert len(runs) == 2
     triv = next(r for r in runs if r.data.tags["system"] == "Triv")
-    assert triv.data.metrics["sst.test.accuracy"] == 0.45
-    assert [m.value for m in client.get_metric_history(triv.info.run_id, "dev_accuracy")] == [0.5, 0.6, 0.7]
+    assert triv.data.metrics["test.accuracy"] == 45.0  # percent, as in the tables
+    history = client.get_metric_history(triv.info.run_id, "curve.dev.accuracy")
+    assert [(m.step, m.value) for m in history] == [(1, 50.0), (2, 60.0), (3, 70.0)]
     assert triv.data.params["C"] == "[1.0]"
     artifacts = [a.path for a in client.list_artifacts(triv.info.run_id)]
     assert any(a.endswith(".json") for a in artifacts)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import socket
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from tests.conftest import REPO_ROOT
@@ -80,12 +82,33 @@ def test_smoke_records_reach_a_tracking_server_once(tracking_server, tmp_path):
     records = {json.loads(p.read_text())["run_key"]: json.loads(p.read_text()) for p in results.glob("runs/**/*.json")}
     runs = _all_runs(tracking_server)
     tags = [{t["key"]: t["value"] for t in run["data"].get("tags", [])} for run in runs]
-    assert sorted(t["run_key"] for t in tags) == sorted(records)
-    for run, tag in zip(runs, tags):
-        metrics = {m["key"]: m["value"] for m in run["data"].get("metrics", [])}
-        for name, value in records[tag["run_key"]]["metrics"].items():
-            if value == value:  # NaN is stored but does not compare equal
-                assert metrics[name] == pytest.approx(value)
+    record_runs = [t for t in tags if "mlflow.parentRunId" not in t and t.get("kind") != "summary"]
+    assert sorted(t["run_key"] for t in record_runs) == sorted(records)
+    assert sorted(t["paper"] for t in tags if t.get("kind") == "summary") == sorted({r["paper"] for r in records.values()})
+    names = [run["info"]["run_name"] for run in runs]
+    assert len(set(names)) == len(names)  # unique run names
+
+    # One search by dataset gives the table's rows of that dataset, comparable column by column.
+    from mlflow.tracking import MlflowClient
+
+    table = pd.read_csv(results / "tables/anygram.csv")
+    test = table[(table["dataset"] == "semeval14_laptop") & (table["split"] == "test") & (table["metric"] == "accuracy")]
+    client = MlflowClient(tracking_uri=tracking_server)
+    experiments = [e.experiment_id for e in client.search_experiments() if e.name.startswith("kernbench-")]
+    found = client.search_runs(experiments, filter_string="tags.dataset = 'semeval14_laptop'", max_results=1000)
+    by_system = {run.data.tags["system"]: run.data.metrics for run in found}
+    assert sorted(by_system) == sorted(test["system"]) and len(found) == len(test)
+    assert len(test) >= 8 and test["paper_value"].notna().sum() >= 6
+    for cell in test.itertuples():
+        metrics = by_system[cell.system]
+        assert metrics["test.accuracy"] == pytest.approx(cell.value, abs=1e-9)
+        assert metrics["ci_low.test.accuracy"] <= metrics["test.accuracy"] <= metrics["ci_high.test.accuracy"]
+        if cell.paper_value == cell.paper_value:
+            assert metrics["paper.test.accuracy"] == cell.paper_value
+            assert metrics["delta.test.accuracy"] == pytest.approx(cell.delta, abs=1e-4)
+        else:
+            assert "paper.test.accuracy" not in metrics and "delta.test.accuracy" not in metrics
+        assert not any(math.isnan(value) for value in metrics.values())
 
     again = subprocess.run(command + ["--forcerun", "track"], cwd=REPO_ROOT, capture_output=True, text=True)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]

@@ -107,8 +107,12 @@ def _cmd_track(args) -> None:
     from kernbench.tracking import default_tracking_uri, log_records
 
     uri = args.tracking_uri or default_tracking_uri(args.results_dir)
-    manifest = log_records(args.records, tracking_uri=uri, artifact_root=Path(args.results_dir) / "mlartifacts")
-    frame = pd.DataFrame(manifest, columns=["run_key", "run_id", "status"])
+    manifest = log_records(
+        args.records, tracking_uri=uri, artifact_root=Path(args.results_dir) / "mlartifacts",
+        table_paths=args.tables, figure_paths=args.figures, prepared_dir=Path(args.results_dir) / "prepared",
+        subsets=json.loads(args.subsets),
+    )
+    frame = pd.DataFrame(manifest, columns=["run_key", "run_id", "run_name", "status"])
     write_text_atomic(args.manifest, frame.to_csv(sep="\t", index=False))
     log.info("MLflow %s: %s", uri, frame["status"].value_counts().to_dict())
 
@@ -170,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--results-dir", required=True)
     p.add_argument("--tracking-uri", default="")
     p.add_argument("--manifest", required=True)
+    p.add_argument("--tables", nargs="*", default=[], help="comparison tables: paper values, deltas, intervals")
+    p.add_argument("--figures", nargs="*", default=[], help="figures for the per-paper summary runs")
+    p.add_argument("--subsets", default="{}", help='JSON {table: {"xi": [levels]}}: levels that get a child run')
     p.set_defaults(func=_cmd_track)
 
     p = sub.add_parser("tables", help="build a comparison table from run records")

@@ -6,13 +6,18 @@ the sqlite database. Each MLflow run carries the tags ``run_key`` and
 ``content_hash``; a record whose key is already logged with the same content
 is skipped, and one whose content changed replaces the older run.
 
-``content_hash`` is written last, after every param, metric and artifact, so it
-also marks a run as complete: a run of the key without it (a ``track`` job killed
-or failing mid-way) is deleted and logged again on the rerun.
+``content_hash`` is written last, after every param, metric, artifact and child
+run, so it also marks a run as complete: a run of the key without it (a
+``track`` job killed or failing mid-way) is deleted and logged again on the rerun.
+
+What a run shows (metric names, table cells, names) comes from
+:mod:`kernbench.tracking_entries`; prepared datasets, Keras models and the
+per-paper summary runs from :mod:`kernbench.tracking_assets`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -20,8 +25,11 @@ from pathlib import Path
 
 from kernbench.errors import KernbenchError
 from kernbench.records import content_hash
+from kernbench.tracking_entries import curve_metrics
 
 EXPERIMENT_PREFIX = "kernbench-"
+#: Part of every run's content hash: raising it relogs every run once, after a change of what a run holds.
+LAYOUT_VERSION = "2"
 
 
 class TrackingError(KernbenchError):
@@ -50,7 +58,8 @@ def _flat_params(params: dict, prefix: str = "") -> dict[str, str]:
     return flat
 
 
-def _experiment_id(client, paper: str, artifact_root: Path | None) -> str:
+def experiment_id(client, paper: str, artifact_root: Path | None) -> str:
+    """Return the id of the paper's experiment ``kernbench-<paper>``, creating it if needed."""
     name = EXPERIMENT_PREFIX + paper
     experiment = client.get_experiment_by_name(name)
     if experiment is not None:
@@ -59,8 +68,60 @@ def _experiment_id(client, paper: str, artifact_root: Path | None) -> str:
     return client.create_experiment(name, artifact_location=location)
 
 
-def log_record(client, record: dict, *, record_path: Path, artifact_root: Path | None) -> tuple[str, str]:
-    """Log one run record unless an identical one is already in the store.
+def keep_or_clear(client, experiment: str, run_key: str, digest: str):
+    """Find the complete run of ``run_key`` with ``digest``; delete every other run of the key.
+
+    Returns
+    -------
+    tuple
+        ``(kept, runs)``: the kept run with its children (None if there is no such run) and
+        the runs of the key found (their number tells "logged" from "replaced").
+    """
+    existing = client.search_runs([experiment], filter_string=f"tags.run_key = '{run_key}'", max_results=5000)
+    keep = next((run for run in existing if run.data.tags.get("content_hash") == digest), None)
+    kept = [] if keep is None else [keep] + [
+        run for run in existing if run.data.tags.get("mlflow.parentRunId") == keep.info.run_id
+    ]
+    kept_ids = {run.info.run_id for run in kept}
+    for run in existing:
+        if run.info.run_id not in kept_ids:
+            client.delete_run(run.info.run_id)
+    return (kept or None), existing
+
+
+def standard_tags(record: dict) -> dict[str, str]:
+    """MLflow's own tags of a run from its record's provenance: source, git commit, user."""
+    provenance = record.get("provenance", {})
+    tags = {"mlflow.source.type": "JOB", "mlflow.source.name": provenance.get("command", "kernbench")}
+    commit = provenance.get("git_commit", "unknown")
+    if commit != "unknown":
+        tags["mlflow.source.git.commit"] = commit.removesuffix("-dirty")
+    if "user" in provenance:
+        tags["mlflow.user"] = provenance["user"]
+    return tags
+
+
+def _run_times(record: dict) -> tuple[int, int]:
+    provenance = record.get("provenance", {})
+    now = int(time.time() * 1000)
+    return int(provenance.get("started", now)), int(provenance.get("finished", now))
+
+
+def _log_metrics(client, run_id: str, metrics) -> None:
+    for start in range(0, len(metrics), 1000):  # MLflow caps one batch at 1000 metrics
+        client.log_batch(run_id, metrics=metrics[start : start + 1000])
+
+
+def _entry_digest(record: dict, parent, children) -> str:
+    layout = [(e.name, e.metrics, e.tags) for e in (parent, *children)]
+    payload = json.dumps([LAYOUT_VERSION, content_hash(record), layout], sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def log_record(
+    client, record: dict, parent, children, *, record_path: Path, artifact_root: Path | None, assets=None
+) -> list[dict]:
+    """Log one run record (and its child runs) unless an identical one is already in the store.
 
     Parameters
     ----------
@@ -68,34 +129,34 @@ def log_record(client, record: dict, *, record_path: Path, artifact_root: Path |
         Client bound to the store.
     record : dict
         The run record.
+    parent, children : kernbench.tracking_entries.Entry
+        What the record's run and its children show (:func:`kernbench.tracking_entries.record_entries`,
+        named by :func:`kernbench.tracking_entries.assign_names`).
     record_path : pathlib.Path
         Its file, logged as an artifact together with its predictions.
     artifact_root : pathlib.Path or None
         Artifact directory for new experiments (None: the server decides).
+    assets : kernbench.tracking_assets.Assets, optional
+        Logs the prepared dataset and Keras models; without it neither is logged.
 
     Returns
     -------
-    tuple of str
-        ``(run_id, status)`` with status ``"logged"``, ``"replaced"`` (an older or unfinished run of
-        the key was deleted) or ``"unchanged"``.
+    list of dict
+        ``{"run_key", "run_id", "run_name", "status"}`` for the run and each child, status
+        ``"logged"``, ``"replaced"`` (an older or unfinished run of the key was deleted) or ``"unchanged"``.
     """
     from mlflow.entities import Metric, Param, RunTag
 
-    experiment_id = _experiment_id(client, record["paper"], artifact_root)
-    digest = content_hash(record)
-    existing = client.search_runs(
-        [experiment_id], filter_string=f"tags.run_key = '{record['run_key']}'", max_results=100
-    )
-    if any(run.data.tags.get("content_hash") == digest for run in existing):
-        keep = next(run for run in existing if run.data.tags.get("content_hash") == digest)
-        for run in existing:
-            if run.info.run_id != keep.info.run_id:
-                client.delete_run(run.info.run_id)
-        return keep.info.run_id, "unchanged"
-    for run in existing:
-        client.delete_run(run.info.run_id)
+    experiment = experiment_id(client, record["paper"], artifact_root)
+    digest = _entry_digest(record, parent, children)
+    kept, existing = keep_or_clear(client, experiment, record["run_key"], digest)
+    if kept is not None:
+        return [{"run_key": record["run_key"], "run_id": r.info.run_id, "run_name": r.info.run_name,
+                 "status": "unchanged"} for r in kept]
+    status = "replaced" if existing else "logged"
 
     provenance = record.get("provenance", {})
+    started, finished = _run_times(record)
     # content_hash is not among the first tags: it is the completion mark, set last.
     tags = {
         "run_key": record["run_key"],
@@ -104,21 +165,17 @@ def log_record(client, record: dict, *, record_path: Path, artifact_root: Path |
         "system": record["system"],
         "git_commit": provenance.get("git_commit", "unknown"),
         "config_hash": provenance.get("config_hash", "unknown"),
+        **({"seed": str(record["params"]["seed"])} if "seed" in record["params"] else {}),
+        **standard_tags(record),
     }
-    run = client.create_run(experiment_id, run_name=f"{record['dataset']}/{record['system']}", tags=tags)
-    run_id = run.info.run_id
-    now = int(time.time() * 1000)
-    metrics = [Metric(k, float(v), now, 0) for k, v in sorted(record["metrics"].items())]
-    for name, values in sorted(record.get("curves", {}).items()):
-        metrics += [Metric(name, float(v), now, step) for step, v in enumerate(values)]
-    for name, seconds in sorted(record.get("timings", {}).items()):
-        metrics.append(Metric(f"time.{name}_s", float(seconds), now, 0))
+    run_id = client.create_run(experiment, start_time=started, run_name=parent.name, tags={**tags, **parent.tags}).info.run_id
+    metrics = [Metric(k, v, finished, 0) for k, v in sorted(parent.metrics.items())]
+    metrics += [Metric(name, value, finished, step) for name, value, step in curve_metrics(record.get("curves", {}))]
+    metrics += [Metric(f"time.{k}_s", float(v), finished, 0) for k, v in sorted(record.get("timings", {}).items())]
     params = [Param(k, v[:6000]) for k, v in sorted(_flat_params(record["params"]).items())]
-    # MLflow caps one batch at 100 params and 1000 metrics.
-    for start in range(0, len(params), 100):
+    for start in range(0, len(params), 100):  # MLflow caps one batch at 100 params
         client.log_batch(run_id, params=params[start : start + 100])
-    for start in range(0, len(metrics), 1000):
-        client.log_batch(run_id, metrics=metrics[start : start + 1000])
+    _log_metrics(client, run_id, metrics)
     client.log_batch(run_id, tags=[RunTag(f"pkg.{k}", v) for k, v in provenance.get("packages", {}).items()])
     client.log_artifact(run_id, str(record_path))
     for artifact in [record.get("predictions"), *record.get("artifacts", [])]:
@@ -127,13 +184,33 @@ def log_record(client, record: dict, *, record_path: Path, artifact_root: Path |
                 client.log_artifacts(run_id, artifact, artifact_path=Path(artifact).name)
             else:
                 client.log_artifact(run_id, artifact)
-    client.set_terminated(run_id)
+    if assets is not None:
+        assets.log_dataset(client, run_id, record["dataset"])
+        assets.log_models(run_id, record.get("artifacts", []))
+
+    manifest = [{"run_key": record["run_key"], "run_id": run_id, "run_name": parent.name, "status": status}]
+    for child in children:
+        child_id = client.create_run(
+            experiment, start_time=started, run_name=child.name,
+            tags={**tags, **child.tags, "mlflow.parentRunId": run_id},
+        ).info.run_id
+        _log_metrics(client, child_id, [Metric(k, v, finished, 0) for k, v in sorted(child.metrics.items())])
+        if assets is not None:
+            assets.log_dataset(client, child_id, record["dataset"])
+        client.set_terminated(child_id, end_time=finished)
+        manifest.append({"run_key": record["run_key"], "run_id": child_id, "run_name": child.name, "status": status})
+    # Logging a model resumes the run through the fluent API, which may reset its tags and end time.
+    client.log_batch(run_id, tags=[RunTag(k, v) for k, v in standard_tags(record).items()])
+    client.set_terminated(run_id, end_time=finished)
     client.set_tag(run_id, "content_hash", digest)
-    return run_id, "replaced" if existing else "logged"
+    return manifest
 
 
-def log_records(record_paths, *, tracking_uri: str, artifact_root: Path | None) -> list[dict]:
-    """Log every run record to the MLflow store at ``tracking_uri``.
+def log_records(
+    record_paths, *, tracking_uri: str, artifact_root: Path | None, table_paths=(), figure_paths=(),
+    prepared_dir: Path | None = None, subsets: dict | None = None,
+) -> list[dict]:
+    """Log every run record, and one summary run per paper, to the MLflow store at ``tracking_uri``.
 
     Parameters
     ----------
@@ -143,11 +220,20 @@ def log_records(record_paths, *, tracking_uri: str, artifact_root: Path | None) 
         MLflow tracking URI (``sqlite:///…`` or ``http://…``).
     artifact_root : pathlib.Path or None
         Where new experiments keep their artifacts (used with a local store).
+    table_paths : iterable of path-like, optional
+        Comparison tables (``tables/<table>.csv``): their paper values, deltas and intervals go
+        beside each run's metrics, and each table goes into the summary run of its paper.
+    figure_paths : iterable of path-like, optional
+        Figures (``figures/<paper>_*.png``), logged to the summary run of the paper they name.
+    prepared_dir : pathlib.Path, optional
+        Directory of the prepared datasets (``<dataset>.parquet``), logged as MLflow datasets.
+    subsets : dict, optional
+        ``{table: {"xi": [levels]}}``: the reduction levels that get a child run.
 
     Returns
     -------
     list of dict
-        One ``{"run_key", "run_id", "status"}`` per record.
+        One ``{"run_key", "run_id", "run_name", "status"}`` per MLflow run.
 
     Raises
     ------
@@ -159,14 +245,24 @@ def log_records(record_paths, *, tracking_uri: str, artifact_root: Path | None) 
     from sqlalchemy.exc import SQLAlchemyError
 
     from kernbench.records import load_record
+    from kernbench.tracking_assets import Assets, log_summary
+    from kernbench.tracking_entries import assign_names, load_cells, record_entries
 
+    cells = load_cells(table_paths)
+    loaded = [(Path(path), load_record(path)) for path in record_paths]
+    runs = [(record, *record_entries(record, cells, subsets)) for _, record in loaded]
+    assign_names(runs)
     manifest = []
     try:
         client = MlflowClient(tracking_uri=tracking_uri)
-        for path in record_paths:
-            record = load_record(path)
-            run_id, status = log_record(client, record, record_path=Path(path), artifact_root=artifact_root)
-            manifest.append({"run_key": record["run_key"], "run_id": run_id, "status": status})
+        assets = Assets(tracking_uri=tracking_uri, prepared_dir=prepared_dir)
+        for (path, record), (_, parent, children) in zip(loaded, runs):
+            manifest += log_record(
+                client, record, parent, children, record_path=path, artifact_root=artifact_root, assets=assets
+            )
+        for paper in sorted({record["paper"] for _, record in loaded}):
+            summary = log_summary(client, paper, experiment_id(client, paper, artifact_root), table_paths, figure_paths)
+            manifest += [summary] if summary else []
     except (MlflowException, SQLAlchemyError, OSError) as exc:
         raise TrackingError(
             f"MLflow store {tracking_uri} could not be written ({type(exc).__name__}: {exc}). "
