@@ -14,9 +14,6 @@ check_yaml_file("config.yaml")  # Snakemake's own message names neither the file
 configfile: "config.yaml"
 
 
-report: "workflow/report/workflow.rst"
-
-
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/baselines.smk"
@@ -27,6 +24,10 @@ include: "workflow/rules/fisher_sensitivity.smk"
 include: "workflow/rules/tracking.smk"
 include: "workflow/rules/anygram.smk"
 include: "workflow/rules/sensitivity.smk"
+include: "workflow/rules/report.smk"
+
+
+report: report_front_page()
 
 
 rule all:
@@ -36,4 +37,5 @@ rule all:
         embeddings=EMBEDDINGS,
         extras=EXTRA_TARGETS,
         costs=f"{RESULTS}/costs.csv",
+        report_pages=REPORT_PAGES,
     default_target: True
