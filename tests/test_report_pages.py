@@ -143,3 +143,26 @@ def test_throughput_title_names_every_dataset_measured(tmp_path, monkeypatch):
     figures.throughput(tmp_path / "b.csv", tmp_path / "t.png")
     assert titles[0].startswith("Kernel throughput on sst (8,544 sentences), semeval14_laptop (2,000 sentences)")
     assert matplotlib.image.imread(tmp_path / "t.png").shape[2] == 4
+
+
+def test_missing_metadata_warnings_become_one_note_and_other_warnings_pass():
+    import logging
+
+    from kernbench.report_logging import MissingMetadataNote
+
+    seen = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            seen.append((record.levelno, record.getMessage()))
+
+    logger = logging.getLogger("kernbench.test.report_logging")
+    logger.propagate = False
+    logger.addHandler(Keep())
+    logger.addFilter(MissingMetadataNote("results-x"))
+    for name in ("a.csv", "b.csv", "c.png"):
+        logger.warning("Missing metadata for file %s. Maybe metadata was deleted", name)
+    logger.warning("File x marked for report but does not exist.")
+    assert [level for level, _ in seen] == [logging.INFO, logging.WARNING]
+    assert seen[0][1].startswith("Snakemake's job metadata for results-x is not in this checkout")
+    assert seen[1][1] == "File x marked for report but does not exist."

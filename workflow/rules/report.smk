@@ -2,6 +2,8 @@
 # Included last: the table list is read from EXTRA_TARGETS, which the other rule files fill.
 import logging
 
+from kernbench.report_logging import MissingMetadataNote
+
 
 REPORT_TABLES = [
     *config["tables"],
@@ -12,47 +14,13 @@ REPORT_PAGES = [f"{RESULTS}/report/{table}.html" for table in REPORT_TABLES] + [
 FRONT_PAGE = os.path.abspath(f"{RESULTS}/report/front.rst")
 
 
-def report_front_page():
-    """The report's front page: results.md once the run has written it, else the bare introduction."""
-    return FRONT_PAGE if os.path.exists(FRONT_PAGE) else "workflow/report/workflow.rst"
-
-
-def table_csv(wildcards):
-    return f"{RESULTS}/costs.csv" if wildcards.table == "costs" else f"{RESULTS}/tables/{wildcards.table}.csv"
-
-
-class _MissingMetadataNote(logging.Filter):
-    """One line instead of a warning per output whose job metadata is not in this checkout's .snakemake.
-
-    A results directory made by another checkout (or copied) has no metadata here. The report takes
-    every file from the results directory; the metadata only feeds its run-time panel, and costs.csv
-    (in the report) carries the jobs' times.
-    """
-
-    said = False
-
-    def filter(self, record):
-        if not str(record.msg).startswith("Missing metadata for file"):
-            return True
-        if self.said:
-            return False
-        self.said = True
-        record.levelno, record.levelname = logging.INFO, "INFO"
-        record.msg, record.args = (
-            f"Snakemake's job metadata for {RESULTS} is not in this checkout (it was made elsewhere): "
-            "the report holds every table and figure, its run-time panel lacks those jobs "
-            "(the Tables category has the cost of every rule).",
-            (),
-        )
-        return True
-
-
-logging.getLogger("snakemake.logging").addFilter(_MissingMetadataNote())
+# Snakemake warns once per output whose job metadata is not in this checkout; one note instead.
+logging.getLogger("snakemake.logging").addFilter(MissingMetadataNote(RESULTS))
 
 
 rule report_table:
     input:
-        table_csv,
+        lambda wc: f"{RESULTS}/costs.csv" if wc.table == "costs" else f"{RESULTS}/tables/{wc.table}.csv",
     output:
         report(
             f"{RESULTS}/report/{{table}}.html",
