@@ -49,11 +49,14 @@ def test_page_is_an_html_table_with_named_headers_and_the_sources_below():
 
 
 def test_generic_columns_keep_counts_whole_and_p_values_fine():
-    costs = pd.DataFrame({"rule": ["lstm", "total"], "jobs": [2, 3], "wall_s": [700.5, 720.25], "p": [0.0123, 0.5]})
+    costs = pd.DataFrame({"rule": ["lstm", "total"], "jobs": [2, 3], "wall_s": [700.5, 720.25], "p": [0.0123, 0.5],
+                          "xi": [0.01, 0.3], "p_tiny": [1.23456e-5, 0.5]})
     shown, _ = display_frame(costs)
     assert shown["jobs"].tolist() == ["2", "3"]
     assert shown["wall_s"].tolist() == ["700.50", "720.25"]
     assert shown["p"].tolist() == ["0.0123", "0.5000"]
+    assert shown["xi"].tolist() == ["0.01", "0.30"]
+    assert shown["p_tiny"].tolist() == ["0.0000", "0.5000"]
 
 
 def test_an_empty_or_missing_table_is_named_and_nothing_is_written(tmp_path):

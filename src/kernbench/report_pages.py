@@ -24,7 +24,9 @@ TITLES = {
 }
 
 #: Columns in the unit of the row's ``metric`` (percent or stars), shown with that unit's decimals.
-METRIC_COLUMNS = ["value", "paper_value", "delta", "std", "default_value", "difference", "ci_low", "ci_high"]
+METRIC_COLUMNS = [
+    "value", "paper_value", "delta", "std", "value_default", "value_a", "value_b", "difference", "ci_low", "ci_high",
+]
 
 #: Shown names of the columns; the interval pair becomes one "95 % CI" column.
 HEADERS = {"paper_value": "paper", "delta": "Δ", "ci": "95 % CI", "n_seeds": "seeds"}
@@ -55,12 +57,13 @@ def _number(value, decimals: int) -> str:
 
 
 def _generic_decimals(column: pd.Series) -> int:
-    """Decimals for a numeric column outside :data:`METRIC_COLUMNS`: none for counts, else four significant places."""
-    values = column.dropna().astype(float)
-    if values.empty or (values == values.round()).all():
-        return 0
-    largest = values.abs().max()
-    return 2 if largest >= 10 else 4
+    """Decimals for a numeric column outside :data:`METRIC_COLUMNS`: the fewest (up to four) that show every value."""
+    values = column.dropna().astype(float).to_numpy()
+    for decimals in range(4):
+        scaled = values * 10**decimals
+        if (abs(scaled - scaled.round()) < 1e-6).all():
+            return decimals
+    return 4
 
 
 def display_frame(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
