@@ -42,7 +42,7 @@ def test_cells_carry_value_interval_paper_and_delta_in_the_units_of_their_metric
 def test_page_is_an_html_table_with_named_headers_and_the_sources_below():
     page = table_page(TABLE, "Table 3 & more", notes=["Paper values: Kaljahi & Foster (2017), Table 3"])
     assert "<h1>Table 3 &amp; more</h1>" in page
-    assert "<th>95 % CI</th><th>paper</th><th>Δ</th>" in page
+    assert "<th>95 % CI</th><th>paper value</th><th>Δ</th>" in page
     assert '<td class="num">[56.57, 64.37]</td>' in page and "<td>AGKsm</td>" in page
     assert "<p class=\"note\">Paper values: Kaljahi &amp; Foster (2017), Table 3</p>" in page
     assert "<th>source</th>" not in page
