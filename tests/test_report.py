@@ -79,7 +79,7 @@ class _Rows(HTMLParser):
 
 
 def _script_value(page: str, name: str):
-    match = re.search(rf"var {name} = (.*?);\n", page, re.S)
+    match = re.search(rf"var {name} = ([{{\"].*?);\n", page, re.S)  # the JSON one, not a script's own variable
     assert match, f"no {name} in the report"
     return json.loads(match.group(1))
 
