@@ -14,9 +14,6 @@ check_yaml_file("config.yaml")  # Snakemake's own message names neither the file
 configfile: "config.yaml"
 
 
-report: "workflow/report/workflow.rst"
-
-
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/baselines.smk"
@@ -27,6 +24,11 @@ include: "workflow/rules/fisher_sensitivity.smk"
 include: "workflow/rules/tracking.smk"
 include: "workflow/rules/anygram.smk"
 include: "workflow/rules/sensitivity.smk"
+include: "workflow/rules/report.smk"
+
+
+# results.md on the report's front page once a run has written it
+report: FRONT_PAGE if os.path.exists(FRONT_PAGE) else "workflow/report/workflow.rst"
 
 
 rule all:
@@ -36,4 +38,5 @@ rule all:
         embeddings=EMBEDDINGS,
         extras=EXTRA_TARGETS,
         costs=f"{RESULTS}/costs.csv",
+        report_pages=REPORT_PAGES,
     default_target: True

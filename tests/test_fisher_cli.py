@@ -1,4 +1,4 @@
-"""The fisher-features / fisher-svm / fisher-plot commands on a small synthetic corpus."""
+"""The fisher-features / fisher-svm commands on a small synthetic corpus."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def test_document_subsets():
         select_documents(frame, "some")
 
 
-def test_commands_write_cache_record_and_figure(prepared, tmp_path):
+def test_commands_write_cache_and_record(prepared, tmp_path):
     cache, info = tmp_path / "cache/FSA-ln.npz", tmp_path / "cache/FSA-ln.json"
     assert (
         main(
@@ -146,23 +146,6 @@ def test_commands_write_cache_record_and_figure(prepared, tmp_path):
     assert rows["precision"]["value"] == pytest.approx(precision_score(predictions["y_true"], predictions["y_pred"]))
     assert rows["recall"]["value"] == pytest.approx(recall_score(predictions["y_true"], predictions["y_pred"]))
     assert rows["average_precision"]["value"] > 0.9  # the two topics use disjoint words
-
-    figure = tmp_path / "figures/fisher.png"
-    assert (
-        main(
-            [
-                "fisher-plot",
-                "--records",
-                str(record_path),
-                "--paper-values",
-                "workflow/paper_results.yaml",
-                "--out",
-                str(figure),
-            ]
-        )
-        == 0
-    )
-    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_corrupt_cache_stops_naming_the_file_and_writes_no_record(prepared, tmp_path, capsys):

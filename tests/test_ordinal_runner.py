@@ -15,8 +15,9 @@ from imblearn.metrics import macro_averaged_mean_absolute_error
 
 from kernbench.data import reviews
 from kernbench.data.prepare import subsample
+from kernbench.ordinal import SELECTION_METHODS
 from kernbench.ordinal.claims import curves_from_records, evaluate_claims, items_from_records, rules_text
-from kernbench.ordinal.plot import plot_curves
+from kernbench.ordinal.plot import curves_figure, plot_curves
 from kernbench.ordinal.runner import mae_macro, run_system
 from kernbench.ordinal.sensitivity import prp_weights_rows
 from kernbench.ordinal.selection import n_selected, round_robin, select
@@ -276,6 +277,18 @@ def test_figure_is_written(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="no curves"):
         plot_curves(curves_from_records(paths), "other", tmp_path / "x.png")
+
+
+def test_figure_has_a_log_level_axis_and_interval_bands(tmp_path):
+    paths = _synthetic_records(tmp_path, new_value=lambda x: 0.8, baseline_value=lambda x: 1.4)
+    curves = curves_from_records(paths).assign(ci_low=lambda f: f["value"] - 0.1, ci_high=lambda f: f["value"] + 0.2)
+    ax = curves_figure(curves, "d").axes[0]
+    assert ax.get_xscale() == "log"
+    methods = curves[curves["system"].isin(SELECTION_METHODS)]
+    bands = [c for c in ax.collections if c.get_paths()]
+    assert len(bands) == methods["system"].nunique()  # one band per method line
+    upper = bands[0].get_paths()[0].vertices[:, 1].max()  # the first method, Var
+    assert upper == pytest.approx(methods.loc[methods["system"] == "Var", "value"].max() + 0.2)
 
 
 def test_table_extra_key_column_groups_and_filters_markdown(tmp_path):

@@ -234,6 +234,7 @@ rule anygram_accuracy_figure:
             f"{RESULTS}/figures/anygram_accuracy.png",
             caption="../report/anygram_accuracy.rst",
             category="Any-gram kernels (Table 3)",
+            labels={"figure": "test accuracy per dataset and system"},
         ),
     log:
         f"{LOGS}/figures/anygram_accuracy.log",
@@ -257,6 +258,7 @@ rule anygram_throughput_figure:
             f"{RESULTS}/figures/anygram_throughput.png",
             caption="../report/anygram_throughput.rst",
             category="Any-gram kernels (Table 3)",
+            labels={"figure": "kernel throughput"},
         ),
     log:
         f"{LOGS}/figures/anygram_throughput.log",

@@ -74,13 +74,13 @@ rule fisher_svm:
 
 rule fisher_plot:
     input:
-        records=FISHER_RECORDS,
-        paper_values="workflow/paper_results.yaml",
+        f"{RESULTS}/tables/fisher.csv",
     output:
         report(
             f"{RESULTS}/figures/fisher_average_precision.png",
             caption="../report/fisher_average_precision.rst",
             category="Fisher and FSA kernels (Table 1)",
+            labels={"figure": "test average precision per category and system"},
         ),
     log:
         f"{LOGS}/fisher/plot.log",
@@ -93,8 +93,7 @@ rule fisher_plot:
         mem_mb=1000,
         runtime=5,
     shell:
-        "kernbench fisher-plot --records {input.records:q} --paper-values {input.paper_values:q} "
-        "--out {output:q} > {log:q} 2>&1"
+        "kernbench figure fisher-average-precision --input {input:q} --out {output:q} > {log:q} 2>&1"
 
 
 COMPARED_TABLES.append("fisher")

@@ -9,7 +9,7 @@ rule sensitivity:
     input:
         lambda wildcards: SENSITIVITY_PARTS,
     output:
-        csv=report(f"{RESULTS}/tables/sensitivity.csv", caption="../report/sensitivity.rst", category="Tables"),
+        csv=f"{RESULTS}/tables/sensitivity.csv",
         md=f"{RESULTS}/tables/sensitivity.md",
     log:
         f"{LOGS}/tables/sensitivity.log",

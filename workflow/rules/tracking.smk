@@ -34,7 +34,7 @@ rule tables:
         records=lambda wc: records_for_table(wc.table),
         paper_values="workflow/paper_results.yaml",
     output:
-        csv=report(f"{RESULTS}/tables/{{table}}.csv", caption="../report/table.rst", category="Tables"),
+        csv=f"{RESULTS}/tables/{{table}}.csv",
         md=f"{RESULTS}/tables/{{table}}.md",
     params:
         md_subset=lambda wildcards: json.dumps(TABLE_MD_SUBSET.get(wildcards.table, {}), sort_keys=True),
@@ -65,7 +65,7 @@ rule significance:
     input:
         lambda wildcards: compared_records(),
     output:
-        report(f"{RESULTS}/tables/significance.csv", caption="../report/significance.rst", category="Tables"),
+        f"{RESULTS}/tables/significance.csv",
     params:
         ordinal_xi=json.dumps(config["uncertainty"]["ordinal_xi"]),
         resamples=config["uncertainty"]["resamples"],
@@ -124,7 +124,7 @@ rule costs:
         mlflow=f"{RESULTS}/tracking/mlflow_runs.tsv",
         extras=lambda wildcards: EXTRA_TARGETS,
     output:
-        csv=report(f"{RESULTS}/costs.csv", caption="../report/costs.rst", category="Tables"),
+        csv=f"{RESULTS}/costs.csv",
         md=f"{RESULTS}/costs.md",
     params:
         results_dir=lambda wildcards, output: os.path.dirname(output.csv),

@@ -1,4 +1,4 @@
-"""``kernbench fisher-features | fisher-svm | fisher-plot``: Table 1 of the string/Fisher/FSA kernel paper."""
+"""``kernbench fisher-features | fisher-svm``: Table 1 of the string/Fisher/FSA kernel paper."""
 
 from __future__ import annotations
 
@@ -82,13 +82,6 @@ def _cmd_svm(args) -> None:
     log.info("%s %s: %s", args.system, args.category, record["metrics"])
 
 
-def _cmd_plot(args) -> None:
-    from kernbench.experiments.fisher import plot_average_precision
-
-    plot_average_precision(args.records, args.paper_values, args.out)
-    log.info("wrote %s", args.out)
-
-
 def _cmd_sensitivity(args) -> None:
     import pandas as pd
 
@@ -144,9 +137,3 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--out", required=True, help="CSV of sensitivity rows")
     p.set_defaults(func=_cmd_sensitivity)
-
-    p = subparsers.add_parser("fisher-plot", help="bar chart of average precision per category and system")
-    p.add_argument("--records", nargs="+", required=True)
-    p.add_argument("--paper-values", required=True)
-    p.add_argument("--out", required=True)
-    p.set_defaults(func=_cmd_plot)

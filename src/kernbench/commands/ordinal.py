@@ -1,4 +1,4 @@
-"""``kernbench ordinal-run | ordinal-figure | ordinal-claims | ordinal-sensitivity``: the feature-selection experiment
+"""``kernbench ordinal-run | ordinal-claims | ordinal-sensitivity``: the feature-selection experiment
 of Baccianella et al."""
 
 from __future__ import annotations
@@ -67,14 +67,6 @@ def _cmd_run(args) -> None:
         result.chosen,
         timings["total"],
     )
-
-
-def _cmd_figure(args) -> None:
-    from kernbench.ordinal.claims import curves_from_records
-    from kernbench.ordinal.plot import plot_curves
-
-    plot_curves(curves_from_records(args.records), args.dataset, args.out)
-    log.info("figure %s", args.out)
 
 
 def _cmd_claims(args) -> None:
@@ -148,12 +140,6 @@ def register(subparsers) -> None:
     p.add_argument("--params", required=True, help="JSON: the ordinal.run config block")
     add_run_arguments(p)
     p.set_defaults(func=_cmd_run)
-
-    p = subparsers.add_parser("ordinal-figure", help="Figure-1-style plot of one dataset from its run records")
-    p.add_argument("--records", nargs="+", required=True)
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--out", required=True)
-    p.set_defaults(func=_cmd_figure)
 
     p = subparsers.add_parser("ordinal-claims", help="answer the paper's three claims from the run records")
     p.add_argument("--records", nargs="+", required=True)

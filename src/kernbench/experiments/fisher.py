@@ -28,7 +28,6 @@ from sklearn.svm import LinearSVC
 
 from kernbench.cache import load_arrays, save_arrays
 from kernbench.errors import DataError
-from kernbench.fileio import atomic_path
 from kernbench.kernels.fisher import (
     Alphabet,
     Features,
@@ -407,80 +406,3 @@ def evaluate(frame: pd.DataFrame, features_path, *, category: str, params: dict,
         }
     )
     return rows, predictions
-
-
-#: The two average precisions the figure shows, with their axis labels.
-PLOTTED = {
-    "average_precision": "average precision (%), the paper's: at each true positive",
-    "average_precision_ranking": "average precision (%) over the whole ranking",
-}
-
-
-def plot_average_precision(record_paths, paper_values_path, out) -> None:
-    """Grouped bars of test average precision (%) per category and system, the paper's values as ticks.
-
-    One panel per measure of :data:`PLOTTED`; the paper's Table 1 values are
-    drawn on the panel of its own measure (``average_precision``).
-
-    Parameters
-    ----------
-    record_paths : iterable of path-like
-        Run records of the ``fisher-svm`` jobs.
-    paper_values_path : path-like
-        ``workflow/paper_results.yaml``.
-    out : path-like
-        PNG to write (atomically).
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from kernbench.records import load_record
-    from kernbench.tables import load_paper_values
-
-    rows = [
-        {"metric": row["metric"], "category": row["dataset"], "system": record["system"], "value": 100.0 * row["value"]}
-        for record in map(load_record, record_paths)
-        for row in record["rows"]
-        if row["metric"] in PLOTTED
-    ]
-    if not rows or "average_precision" not in {r["metric"] for r in rows}:
-        raise DataError("no average_precision rows in the fisher run records")
-    frame = pd.DataFrame(rows)
-    paper = load_paper_values(paper_values_path)
-    metrics = [m for m in PLOTTED if m in set(frame["metric"])]
-    first = frame[frame["metric"] == metrics[0]].groupby(["category", "system"])["value"].mean().unstack()
-    categories = [c for c in _category_order() if c in first.index] + sorted(set(first.index) - set(_category_order()))
-    systems = [s for s in SYSTEMS if s in first.columns]
-    width = 0.8 / len(systems)
-    fig, axes = plt.subplots(
-        len(metrics), 1, figsize=(max(8.0, 1.3 * len(categories)), 4.2 * len(metrics)), squeeze=False
-    )
-    x = np.arange(len(categories))
-    for ax, metric in zip(axes[:, 0], metrics):
-        ours = frame[frame["metric"] == metric].groupby(["category", "system"])["value"].mean().unstack()
-        ours = ours.reindex(index=categories, columns=systems)
-        ref = paper[paper["metric"] == metric].pivot_table(index="dataset", columns="system", values="paper_value")
-        for i, system in enumerate(systems):
-            pos = x - 0.4 + width * (i + 0.5)
-            ax.bar(pos, ours[system], width, label=system)
-            if system in ref.columns:
-                ax.scatter(pos, ref[system].reindex(categories), marker="_", color="black", s=60, zorder=3,
-                           label="paper" if i == 0 else None)
-        ax.set_xticks(x, categories)
-        ax.set_ylabel(PLOTTED[metric], fontsize="small")
-        low = float(np.nanmin(ours.to_numpy()))
-        ax.set_ylim(max(0.0, min(low, 80.0) - 5.0), 100.5)
-    axes[0, 0].set_title("Reuters-21578 ModApte, test average precision (black ticks: the paper's Table 1)")
-    axes[-1, 0].legend(ncol=4, fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.08))
-    fig.tight_layout()
-    with atomic_path(out) as tmp:
-        fig.savefig(tmp, format="png", dpi=120, metadata={"Software": None})
-    plt.close(fig)
-
-
-def _category_order():
-    from kernbench.data.reuters import TOP10
-
-    return list(TOP10)
