@@ -192,6 +192,12 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(tmp_path):
         with_ci = t.dropna(subset=["ci_low"])
         assert len(with_ci) >= 0.9 * len(t), name  # every cell with per-item predictions has its interval
         assert ((with_ci["ci_low"] <= with_ci["value"] + 1e-9) & (with_ci["value"] <= with_ci["ci_high"] + 1e-9)).all()
+    # The committed reference has the files and columns this run writes (its numbers: kernbench compare in CI).
+    reference = REPO_ROOT / "results/reference/smoke/tables"
+    written = sorted(p.name for p in (results / "tables").iterdir() if p.suffix in (".csv", ".md"))
+    assert sorted(p.name for p in reference.iterdir()) == written
+    for name in (n for n in written if n.endswith(".csv")):
+        assert list(pd.read_csv(reference / name).columns) == list(pd.read_csv(results / "tables" / name).columns), name
     significance = pd.read_csv(results / "tables/significance.csv")
     assert {"anygram", "fisher", "ordinal"} <= set(significance["paper"])
     assert significance["p_bootstrap"].between(0, 1).all()
