@@ -14,7 +14,18 @@ def test_progress_passes_items_through_and_reports_on_stderr(capsys):
     assert list(progress(iter("abc"), desc="letters", total=3, unit="letter")) == ["a", "b", "c"]
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert "letters" in captured.err and "3/3" in captured.err and "letter" in captured.err
+    lines = captured.err.splitlines()
+    assert "\r" not in captured.err and captured.err.endswith("\n")  # a log file: one line per redraw
+    assert lines[0].startswith("letters:   0%") and "0/3" in lines[0]
+    assert lines[-1].startswith("letters: 100%") and "3/3" in lines[-1] and "letter/s" in lines[-1]
+
+
+def test_nested_bars_in_a_log_are_lines_one_after_the_other(capsys):
+    for i in progress(range(2), desc="outer"):
+        list(progress(range(2), desc=f"inner {i}"))
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["outer", "inner 0", "inner 0", "inner 1", "inner 1", "outer"]
+    assert "\x1b" not in "".join(lines)  # no cursor movement
 
 
 @pytest.mark.parametrize(("items", "switch"), [([1], "1"), ([1, 2, 3], "0")])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterable
 
@@ -10,6 +11,21 @@ from tqdm import tqdm
 
 #: Set to ``0`` to turn the bars off.
 ENVIRONMENT_SWITCH = "KERNBENCH_PROGRESS"
+
+
+class _LineStream:
+    """A log file seen through tqdm: each redraw of a bar is a whole line, not a carriage return."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        for line in re.split(r"[\r\n]", text):
+            if line.strip():
+                self.stream.write(line.rstrip() + "\n")
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def progress(iterable: Iterable, *, desc: str, total: int | None = None, unit: str = "it") -> Iterable:
@@ -44,7 +60,8 @@ def progress(iterable: Iterable, *, desc: str, total: int | None = None, unit: s
         desc=desc,
         total=total,
         unit=unit,
-        file=stream,
+        file=stream if interactive else _LineStream(stream),
+        position=None if interactive else 0,  # nested bars in a log: lines one after the other, no cursor moves
         mininterval=1.0 if interactive else 30.0,
         ascii=not interactive,
         dynamic_ncols=interactive,
