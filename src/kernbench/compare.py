@@ -10,8 +10,11 @@ import pandas as pd
 
 from kernbench.errors import DataError
 
-#: Numeric columns that identify a row rather than measure something (a reduction level).
-NUMERIC_KEY_COLUMNS = ("xi",)
+#: Columns that identify a row of kernbench's tables; the others hold what was measured about it.
+KEY_COLUMNS = (
+    "paper", "table", "choice", "dataset", "claim", "system", "system_a", "system_b", "split", "metric",
+    "default", "alternative", "xi",
+)
 
 
 @dataclass
@@ -63,8 +66,15 @@ def table_files(results_dir) -> dict[str, Path]:
 
 
 def key_columns(frame: pd.DataFrame) -> list[str]:
-    """Columns that identify a row: the non-numeric ones and :data:`NUMERIC_KEY_COLUMNS`, in table order."""
-    return [c for c in frame.columns if c in NUMERIC_KEY_COLUMNS or not pd.api.types.is_numeric_dtype(frame[c])]
+    """Columns that identify a row of ``frame``, in table order.
+
+    The table's :data:`KEY_COLUMNS` when they tell its rows apart; otherwise
+    (a table of another shape) those and every text column.
+    """
+    known = [c for c in frame.columns if c in KEY_COLUMNS]
+    if known and not frame.duplicated(subset=known).any():
+        return known
+    return [c for c in frame.columns if c in KEY_COLUMNS or not pd.api.types.is_numeric_dtype(frame[c])]
 
 
 def _read(path: Path) -> pd.DataFrame:
@@ -75,12 +85,12 @@ def _read(path: Path) -> pd.DataFrame:
 
 
 def _keyed(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """``frame`` indexed by a label of its key values; a repeated key gets its occurrence number, ``(#2)``."""
+    """``frame`` indexed by a label of its key values (blanks left out); a repeated key gets its occurrence, ``(#2)``."""
     if not keys:
         labels = [f"row {i + 1}" for i in range(len(frame))]
     else:
         labels = [
-            ", ".join(f"{k}={'' if pd.isna(v) else v}" for k, v in zip(keys, values))
+            ", ".join(f"{k}={v}" for k, v in zip(keys, values) if not pd.isna(v))
             for values in frame[keys].itertuples(index=False)
         ]
         occurrence = pd.Series(labels).groupby(labels).cumcount()
@@ -121,9 +131,9 @@ def compare_table(name: str, a: pd.DataFrame, b: pd.DataFrame, tolerance: float,
 def compare_results(results_a, results_b, *, tolerance: float = 0.0) -> TableDifferences:
     """Compare every ``tables/*.csv`` of two results directories, row by row and cell by cell.
 
-    Rows are matched by their key: the table's text columns and reduction
-    level (:func:`key_columns`); a key that repeats is told apart by its
-    occurrence. Numbers match when they differ by at most ``tolerance`` (in the
+    Rows are matched by their key (:func:`key_columns`: dataset, system,
+    split, metric, ``xi`` and the like); a key that repeats is told apart by
+    its occurrence. Numbers match when they differ by at most ``tolerance`` (in the
     table's own units), blanks match blanks, text matches exactly.
 
     Parameters
@@ -155,8 +165,8 @@ def compare_results(results_a, results_b, *, tolerance: float = 0.0) -> TableDif
     return out
 
 
-def differences_text(diff: TableDifferences, label_a: str, label_b: str, tolerance: float) -> str:
-    """Plain-text report of :func:`compare_results`: every missing table and row and every moved cell."""
+def differences_text(diff: TableDifferences, label_a: str, label_b: str) -> str:
+    """Every missing table and row and every moved cell found by :func:`compare_results`, one per line."""
     lines = [f"A = {label_a}", f"B = {label_b}"]
     lines += [f"table only in A: {name}" for name in diff.only_in_a]
     lines += [f"table only in B: {name}" for name in diff.only_in_b]
@@ -164,13 +174,16 @@ def differences_text(diff: TableDifferences, label_a: str, label_b: str, toleran
     lines += [f"row only in A: {row}" for row in diff.rows_only_in_a]
     lines += [f"row only in B: {row}" for row in diff.rows_only_in_b]
     lines += [f"moved: {m['file']}: {m['row']}: {m['column']}: A {m['a']} -> B {m['b']}" for m in diff.moved]
-    if diff.identical:
-        lines.append(f"{diff.tables_compared} table(s) match within tolerance {tolerance:g}")
-    else:
-        lines.append(
-            f"DIFFERENT: {len(diff.moved)} cell(s) moved beyond tolerance {tolerance:g}, "
-            f"{len(diff.rows_only_in_a) + len(diff.rows_only_in_b)} row(s) and "
-            f"{len(diff.only_in_a) + len(diff.only_in_b)} table(s) on one side only, "
-            f"{len(diff.column_changes)} table(s) with other columns"
-        )
     return "\n".join(lines) + "\n"
+
+
+def summary_line(diff: TableDifferences, tolerance: float) -> str:
+    """One line: the tables match, or how many cells, rows, tables and column sets differ."""
+    if diff.identical:
+        return f"{diff.tables_compared} table(s) match within tolerance {tolerance:g}"
+    return (
+        f"{len(diff.moved)} cell(s) moved beyond tolerance {tolerance:g}, "
+        f"{len(diff.rows_only_in_a) + len(diff.rows_only_in_b)} row(s) and "
+        f"{len(diff.only_in_a) + len(diff.only_in_b)} table(s) on one side only, "
+        f"{len(diff.column_changes)} table(s) with other columns"
+    )

@@ -12,13 +12,13 @@ class TablesDiffer(KernbenchError):
 
 
 def _cmd_compare(args) -> None:
-    from kernbench.compare import compare_results, differences_text
+    from kernbench.compare import compare_results, differences_text, summary_line
 
     diff = compare_results(args.results_a, args.results_b, tolerance=args.tolerance)
-    text = differences_text(diff, args.results_a, args.results_b, args.tolerance)
-    sys.stdout.write(text)
+    sys.stdout.write(differences_text(diff, args.results_a, args.results_b))
     if not diff.identical:
-        raise TablesDiffer(text.splitlines()[-1])
+        raise TablesDiffer(summary_line(diff, args.tolerance))
+    print(summary_line(diff, args.tolerance))
 
 
 def _cmd_reference(args) -> None:
@@ -34,9 +34,10 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "compare", help="diff the tables of two results directories cell by cell (exit 1 if any moved)",
-        description="Compare every tables/*.csv of two results directories. Rows are matched by their text "
-        "columns (and xi); every cell that differs by more than the tolerance is named with its file, row, "
-        "column and both values, as are tables and rows found on one side only. Exits 1 when anything differs.",
+        description="Compare every tables/*.csv of two results directories. Rows are matched by their key "
+        "columns (dataset, system, split, metric, xi, ...); every cell that differs by more than the tolerance "
+        "is named with its file, row, column and both values, as are tables and rows found on one side only. "
+        "Exits 1 when anything differs.",
     )
     p.add_argument("results_a", help="first results directory (e.g. results/reference/smoke)")
     p.add_argument("results_b", help="second results directory (e.g. your results_dir)")
