@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kernbench",
         description="Re-runs of three text-classification papers. `snakemake` runs the workflow;\n"
         "these commands inspect and compare its results.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,  # the epilog's command names are not hyphenated
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the epilog is wrapped below, keeping names whole
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version('kernbench')}",
                         help="print the installed kernbench version and exit")
