@@ -69,8 +69,10 @@ def test_closing_message_names_tables_report_and_dashboard(tmp_path, monkeypatch
     lines = text.splitlines()
     assert lines[0] == "kernbench: finished (smoke profile)."
     assert lines[1] == "  tables:    /tmp/a b/tables/*.csv and .md; headline numbers in /tmp/a b/results.md"
-    assert lines[2] == "  report:    .venv/bin/snakemake --report '/tmp/a b/report.html' --config profile=smoke 'results_dir=/tmp/a b'"
-    assert lines[3] == "  dashboard: .venv/bin/mlflow ui --backend-store-uri 'sqlite:////tmp/a b/mlflow.db', then http://127.0.0.1:5000"
+    assert lines[2] == ("  report:    .venv/bin/snakemake --report '/tmp/a b/report.html' "
+                        "--config profile=smoke 'results_dir=/tmp/a b'")
+    assert lines[3] == ("  dashboard: .venv/bin/mlflow ui --backend-store-uri 'sqlite:////tmp/a b/mlflow.db', "
+                        "then http://127.0.0.1:5000")
     full = closing_message("results", profile="full", tracking_uri="http://host:5000", bin_dir="/opt/env/bin")
     assert "/opt/env/bin/snakemake --report results/report.html --config results_dir=results\n" in full
     assert "dashboard: MLflow server http://host:5000" in full
