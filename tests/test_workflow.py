@@ -183,6 +183,13 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(tmp_path):
     # More jobs than cores, every experiment at once: the single tracking writer must still log each run once.
     first = snakemake("--cores", "4", "--config", "profile=smoke", f"results_dir={results}")
     assert first.returncode == 0, first.stderr[-3000:]
+    # The closing message names the tables, the report command and the dashboard of this run.
+    assert "kernbench: finished (smoke profile)." in first.stdout
+    assert f"--report {results / 'report.html'} --config profile=smoke results_dir={results}" in first.stdout
+    assert f"--backend-store-uri sqlite:///{results / 'mlflow.db'}" in first.stdout
+    # Long jobs report progress in their logs: the bootstrap of the intervals, one line per redraw.
+    bootstrap = (results / "logs/tables/anygram.log").read_text()
+    assert "bootstrap intervals (200 resamples): 100%" in bootstrap and "\r" not in bootstrap
 
     table = pd.read_csv(results / "tables/baselines.csv")
     assert list(table.columns[:9]) == ["dataset", "system", "split", "metric", "value", "ci_low", "ci_high",
@@ -192,6 +199,12 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(tmp_path):
         with_ci = t.dropna(subset=["ci_low"])
         assert len(with_ci) >= 0.9 * len(t), name  # every cell with per-item predictions has its interval
         assert ((with_ci["ci_low"] <= with_ci["value"] + 1e-9) & (with_ci["value"] <= with_ci["ci_high"] + 1e-9)).all()
+    # The committed reference has the files and columns this run writes (its numbers: kernbench compare in CI).
+    reference = REPO_ROOT / "results/reference/smoke/tables"
+    written = sorted(p.name for p in (results / "tables").iterdir() if p.suffix in (".csv", ".md"))
+    assert sorted(p.name for p in reference.iterdir()) == written
+    for name in (n for n in written if n.endswith(".csv")):
+        assert list(pd.read_csv(reference / name).columns) == list(pd.read_csv(results / "tables" / name).columns), name
     significance = pd.read_csv(results / "tables/significance.csv")
     assert {"anygram", "fisher", "ordinal"} <= set(significance["paper"])
     assert significance["p_bootstrap"].between(0, 1).all()

@@ -1,4 +1,4 @@
-"""``kernbench`` command line: the entry point every workflow rule calls."""
+"""``kernbench`` command line: the entry point every workflow rule calls, and the user's commands."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import argparse
 import json
 import logging
 import sys
+import textwrap
 import time
+from importlib.metadata import version
 from pathlib import Path
 
 from kernbench.errors import KernbenchError
@@ -127,63 +129,74 @@ def _cmd_tables(args) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``kernbench`` command."""
-    from kernbench.commands import add_run_arguments
+    from kernbench.commands import add_plumbing, add_run_arguments
 
-    parser = argparse.ArgumentParser(prog="kernbench", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="kernbench",
+        description="Re-runs of three text-classification papers. `snakemake` runs the workflow;\n"
+        "these commands inspect and compare its results.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the epilog is wrapped below, keeping names whole
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('kernbench')}",
+                        help="print the installed kernbench version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("fetch", help="copy a raw dataset from the mirror (or download it) and verify sha256")
-    p.add_argument("dataset")
-    p.add_argument("--mirror", required=True)
-    p.add_argument("--raw-dir", required=True)
-    p.add_argument("--no-download", action="store_true")
-    p.add_argument("--timeout", type=float, default=30.0)
+    p = add_plumbing(sub, "fetch", "copy a raw dataset from the mirror (or download it) and verify sha256")
+    p.add_argument("dataset", help="raw dataset name (a folder of the mirror, e.g. semeval14)")
+    p.add_argument("--mirror", required=True, help="raw-data mirror directory (config data.mirror)")
+    p.add_argument("--raw-dir", required=True, help="directory of the fetched raw files")
+    p.add_argument("--no-download", action="store_true",
+                   help="fail rather than download a file missing from the mirror")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds before a download gives up")
     p.set_defaults(func=_cmd_fetch)
 
-    p = sub.add_parser("prepare", help="parse raw files into <name>.parquet")
-    p.add_argument("dataset")
-    p.add_argument("--raw-dir", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--dev-fraction", type=float, required=True)
-    p.add_argument("--seed", type=int, required=True)
+    p = add_plumbing(sub, "prepare", "parse raw files into <name>.parquet")
+    p.add_argument("dataset", help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--raw-dir", required=True, help="directory of the fetched raw files")
+    p.add_argument("--out", required=True, help="prepared dataset .parquet to write")
+    p.add_argument("--dev-fraction", type=float, required=True,
+                   help="share of the training data held out as dev (corpora without a dev split)")
+    p.add_argument("--seed", type=int, required=True, help="seed of the dev split and the subsample")
     p.add_argument("--subsample", default="", help="JSON {split: max rows}")
     p.set_defaults(func=_cmd_prepare)
 
-    p = sub.add_parser("embeddings", help="cut pre-trained embeddings to the corpora's vocabulary")
-    p.add_argument("--prepared", nargs="+", required=True)
-    p.add_argument("--source", choices=["glove6b50d", "glove42b300d", "glove840b300d"], required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--url", default="")
-    p.add_argument("--sha256", default="")
-    p.add_argument("--size", type=int, default=0)
-    p.add_argument("--dim", type=int, default=300)
-    p.add_argument("--mirror", default="")
-    p.add_argument("--raw-dir", default="")
+    p = add_plumbing(sub, "embeddings", "cut pre-trained embeddings to the corpora's vocabulary")
+    p.add_argument("--prepared", nargs="+", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--source", choices=["glove6b50d", "glove42b300d", "glove840b300d"], required=True,
+                   help="pre-trained vectors (config embeddings.source)")
+    p.add_argument("--out", required=True, help="embeddings .npz to write")
+    p.add_argument("--url", default="", help="download URL of the vectors (other than glove6b50d)")
+    p.add_argument("--sha256", default="", help="sha256 of the downloaded archive")
+    p.add_argument("--size", type=int, default=0, help="size in bytes of the downloaded archive")
+    p.add_argument("--dim", type=int, default=300, help="dimension of the vectors")
+    p.add_argument("--mirror", default="", help="raw-data mirror directory (config data.mirror)")
+    p.add_argument("--raw-dir", default="", help="directory of the fetched raw files")
     p.set_defaults(func=_cmd_embeddings)
 
-    p = sub.add_parser("baseline", help="run a Triv / BoW-TFIDF baseline and write its run record")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--system", required=True)
-    p.add_argument("--prepared", required=True)
+    p = add_plumbing(sub, "baseline", "run a Triv / BoW-TFIDF baseline and write its run record")
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--system", required=True, help="system name, as in the paper's table")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
     p.add_argument("--params", required=True, help="JSON parameters")
     add_run_arguments(p)
     p.set_defaults(func=_cmd_baseline)
 
-    p = sub.add_parser("track", help="log run records to MLflow (idempotent)")
-    p.add_argument("--records", nargs="+", required=True)
-    p.add_argument("--results-dir", required=True)
-    p.add_argument("--tracking-uri", default="")
-    p.add_argument("--manifest", required=True)
+    p = add_plumbing(sub, "track", "log run records to MLflow (idempotent)")
+    p.add_argument("--records", nargs="+", required=True, help="run records (JSON) to read")
+    p.add_argument("--results-dir", required=True, help="the run's results_dir")
+    p.add_argument("--tracking-uri", default="",
+                   help="MLflow tracking URI (default: sqlite at <results_dir>/mlflow.db)")
+    p.add_argument("--manifest", required=True, help="TSV of run key, MLflow run id and status to write")
     p.add_argument("--tables", nargs="*", default=[], help="comparison tables: paper values, deltas, intervals")
     p.add_argument("--figures", nargs="*", default=[], help="figures for the per-paper summary runs")
     p.add_argument("--subsets", default="{}", help='JSON {table: {"xi": [levels]}}: levels that get a child run')
     p.set_defaults(func=_cmd_track)
 
-    p = sub.add_parser("tables", help="build a comparison table from run records")
-    p.add_argument("--records", nargs="+", required=True)
-    p.add_argument("--paper-values", required=True)
-    p.add_argument("--csv", required=True)
-    p.add_argument("--md", required=True)
+    p = add_plumbing(sub, "tables", "build a comparison table from run records")
+    p.add_argument("--records", nargs="+", required=True, help="run records (JSON) to read")
+    p.add_argument("--paper-values", required=True, help="workflow/paper_results.yaml: the papers' numbers")
+    p.add_argument("--csv", required=True, help="table to write (CSV)")
+    p.add_argument("--md", required=True, help="table to write (markdown)")
     p.add_argument("--md-subset", default="{}", help='JSON {column: [values]}: rows shown in the markdown version')
     p.add_argument("--resamples", type=int, default=0, help="bootstrap resamples per cell for ci_low/ci_high (0: none)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
@@ -191,6 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     for module in _command_modules():
         module.register(sub)
+    plumbing = sorted(name for name, p in sub.choices.items() if p.get_default("plumbing"))
+    parser.epilog = textwrap.fill(
+        f"Run by the workflow's rules (each has its own --help): {', '.join(plumbing)}.",
+        width=79, break_on_hyphens=False, break_long_words=False,
+    )
     return parser
 
 

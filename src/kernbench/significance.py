@@ -21,6 +21,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from kernbench.progress import progress
 from kernbench.records import load_record
 from kernbench.uncertainty import METRICS, paired_comparison
 
@@ -117,7 +118,8 @@ def compare_systems(record_paths, *, ordinal_xi, resamples: int, seed: int) -> p
     for (paper, dataset, xi, system), parts in found.items():
         cells.setdefault((paper, dataset, xi), {})[system] = parts
     rows = []
-    for (paper, dataset, xi), systems in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or -1)):
+    ordered = sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or -1))
+    for (paper, dataset, xi), systems in progress(ordered, desc="paired bootstrap", unit="cell"):
         if paper == "ordinal":
             if xi is None or not np.isclose(xi, ordinal_xi).any():
                 continue

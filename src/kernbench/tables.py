@@ -10,6 +10,7 @@ import yaml
 
 from kernbench.errors import DataError
 from kernbench.fileio import write_text_atomic
+from kernbench.progress import progress
 from kernbench.records import load_record
 
 COLUMNS = [
@@ -115,10 +116,11 @@ def build_table(record_paths, paper_values: pd.DataFrame, *, resamples: int = 0,
              prediction_files=("prediction_files", lambda p: tuple(sorted(p))))
         .reset_index()
     )
+    cells = frame.itertuples(index=False)
     intervals = [
-        _cell_interval(row, extra, resamples, seed) if resamples else (np.nan, np.nan)
-        for row in frame.itertuples(index=False)
-    ]
+        _cell_interval(row, extra, resamples, seed)
+        for row in progress(cells, desc=f"bootstrap intervals ({resamples} resamples)", total=len(frame), unit="cell")
+    ] if resamples else [(np.nan, np.nan)] * len(frame)
     cell_scale = np.where(frame["metric"].isin(PERCENT_METRICS), 100.0, 1.0)
     frame["ci_low"] = np.array([i[0] for i in intervals], dtype=float) * cell_scale
     frame["ci_high"] = np.array([i[1] for i in intervals], dtype=float) * cell_scale

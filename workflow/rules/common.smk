@@ -9,6 +9,7 @@ from snakemake.utils import update_config, validate
 import yaml
 
 from kernbench.catalog import BASELINE_SYSTEMS, DATASETS, TOKENISED
+from kernbench.closing_message import closing_message
 from kernbench.data.registry import RAW_DATASETS
 from kernbench.config_check import integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
@@ -69,6 +70,15 @@ onstart:
 
 onsuccess:
     release_results_dir(RUN_RECORD[0] if RUN_RECORD else None)
+    print(
+        closing_message(
+            RESULTS,
+            profile=config["profile"],
+            tracking_uri=config["mlflow"]["tracking_uri"],
+            bin_dir=os.path.dirname(sys.executable),
+        ),
+        end="",
+    )
 
 
 onerror:

@@ -9,7 +9,7 @@ import re
 import time
 from pathlib import Path
 
-from kernbench.commands import add_run_arguments
+from kernbench.commands import add_plumbing, add_run_arguments
 
 log = logging.getLogger("kernbench")
 
@@ -248,58 +248,59 @@ def confusion_frame(confusion: dict):
 
 def register(subparsers) -> None:
     """Add the ``anygram-gram``, ``-gram-tile``, ``-gram-assemble``, ``-svm`` and ``-primal`` subcommands."""
-    p = subparsers.add_parser("anygram-gram", help="any-gram / NGTK Gram matrices (train, dev, test x train)")
-    p.add_argument("--dataset", required=True)
+    p = add_plumbing(subparsers, "anygram-gram", "any-gram / NGTK Gram matrices (train, dev, test x train)")
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
     p.add_argument("--kernel", required=True, help="<system>_lam<lam>[_theta<theta>], e.g. AGKwest_lam0.4_theta0.8")
-    p.add_argument("--prepared", required=True)
-    p.add_argument("--embeddings", required=True)
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
     p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
     p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
     p.set_defaults(func=_cmd_gram)
 
-    p = subparsers.add_parser("anygram-gram-tile", help="one row tile of an any-gram / NGTK Gram matrix (split x train)")
-    p.add_argument("--dataset", required=True)
+    p = add_plumbing(subparsers, "anygram-gram-tile", "one row tile of an any-gram / NGTK Gram matrix (split x train)")
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
     p.add_argument("--kernel", required=True, help="as for anygram-gram")
-    p.add_argument("--prepared", required=True)
-    p.add_argument("--embeddings", required=True)
-    p.add_argument("--split", required=True, choices=["train", "dev", "test"])
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    p.add_argument("--split", required=True, choices=["train", "dev", "test"], help="split whose rows the tile holds")
     p.add_argument("--tile", type=int, required=True, help="tile index: rows tile*tile_rows up to the next tile")
-    p.add_argument("--tile-rows", type=int, required=True)
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--tile-rows", type=int, required=True, help="rows per tile (a multiple of the GEMM row block)")
+    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
     p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="tile .npz to write")
     p.set_defaults(func=_cmd_gram_tile)
 
-    p = subparsers.add_parser("anygram-gram-assemble", help="stack row tiles into the Gram matrices of anygram-gram")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--kernel", required=True)
-    p.add_argument("--prepared", required=True)
-    p.add_argument("--embeddings", required=True)
+    p = add_plumbing(subparsers, "anygram-gram-assemble", "stack row tiles into the Gram matrices of anygram-gram")
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--kernel", required=True, help="kernel directory name: <system>_lam<lam>[_theta<theta>]")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
     p.add_argument("--tiles", nargs="+", required=True, help="<split>_<tile>.npz files of every split")
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
     p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
     p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
     p.set_defaults(func=_cmd_gram_assemble)
 
-    p = subparsers.add_parser("anygram-svm", help="SVC on precomputed any-gram kernels; theta/normalisation/C on dev")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--system", required=True)
-    p.add_argument("--prepared", required=True)
+    p = add_plumbing(subparsers, "anygram-svm", "SVC on precomputed any-gram kernels; theta/normalisation/C on dev")
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--system", required=True, help="system name, as in the paper's table")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
     p.add_argument("--grams", nargs="+", required=True, help="Gram directories, one per theta")
     p.add_argument("--settings", required=True, help='JSON {"C": [...], "normalize": [...]}')
     add_run_arguments(p)
     p.add_argument("--confusion", required=True, help="CSV of the dev and test confusion matrices")
     p.set_defaults(func=_cmd_svm)
 
-    p = subparsers.add_parser(
-        "anygram-primal", help="AGKsm / AGKwess as a linear SVM on explicit feature maps (no Gram matrix)"
+    p = add_plumbing(
+        subparsers, "anygram-primal", "AGKsm / AGKwess as a linear SVM on explicit feature maps (no Gram matrix)"
     )
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--system", required=True, choices=["AGKsm", "AGKwess"])
-    p.add_argument("--prepared", required=True)
-    p.add_argument("--embeddings", required=True)
-    p.add_argument("--settings", required=True, help='JSON {"lam": ..., "C": [...], "normalize": [...], "lowercase_sm": true}')
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--system", required=True, choices=["AGKsm", "AGKwess"], help="system name, as in the paper's table")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    p.add_argument("--settings", required=True,
+                   help='JSON {"lam": ..., "C": [...], "normalize": [...], "lowercase_sm": true}')
     add_run_arguments(p)
     p.add_argument("--confusion", required=True, help="CSV of the dev and test confusion matrices")
     p.set_defaults(func=_cmd_primal)

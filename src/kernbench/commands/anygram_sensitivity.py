@@ -7,6 +7,8 @@ import logging
 import time
 from pathlib import Path
 
+from kernbench.commands import add_plumbing
+
 log = logging.getLogger("kernbench")
 
 KERNEL_CHOICES = {"lam": "anygram.lam", "dev_split": "semeval14.dev_split_seed", "lowercase_sm": "anygram.lowercase_sm"}
@@ -97,20 +99,21 @@ def _cmd_lstm(args) -> None:
 
 
 def _common(p) -> None:
-    p.add_argument("--datasets", nargs="+", required=True)
+    p.add_argument("--datasets", nargs="+", required=True, help="dataset names, as in config.yaml's datasets")
     p.add_argument("--prepared", nargs="+", required=True, help="prepared parquet of each dataset, in order")
-    p.add_argument("--embeddings", required=True)
+    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
     p.add_argument("--runs-dir", required=True, help="runs/anygram of the main table (the default's predictions)")
-    p.add_argument("--resamples", type=int, required=True)
+    p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")
     p.add_argument("--seed", type=int, required=True, help="seed of the paired bootstrap")
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
     p.add_argument("--out", required=True, help="sensitivity CSV of this choice")
 
 
 def register(subparsers) -> None:
     """Add the ``anygram-sensitivity`` and ``lstm-sensitivity`` subcommands."""
-    p = subparsers.add_parser("anygram-sensitivity", help="Table 3 kernel rows under another lam, dev split or casing")
-    p.add_argument("--choice", required=True, choices=sorted(KERNEL_CHOICES))
+    p = add_plumbing(subparsers, "anygram-sensitivity", "Table 3 kernel rows under another lam, dev split or casing")
+    p.add_argument("--choice", required=True, choices=sorted(KERNEL_CHOICES),
+                   help="open choice whose alternatives are measured")
     _common(p)
     p.add_argument(
         "--settings", required=True,
@@ -118,7 +121,7 @@ def register(subparsers) -> None:
     )  # fmt: skip
     p.set_defaults(func=_cmd_anygram)
 
-    p = subparsers.add_parser("lstm-sensitivity", help="Table 3 LSTM rows with the other embedding-layer setting")
+    p = add_plumbing(subparsers, "lstm-sensitivity", "Table 3 LSTM rows with the other embedding-layer setting")
     _common(p)
     p.add_argument("--settings", required=True, help="JSON: the lstm config block")
     p.set_defaults(func=_cmd_lstm)

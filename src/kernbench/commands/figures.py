@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kernbench.commands import add_plumbing
 from kernbench.errors import DataError
 
 KINDS = ("anygram-accuracy", "throughput", "fisher-average-precision", "ordinal")
@@ -25,7 +26,7 @@ def _cmd_figure(args) -> None:
 
 def register(subparsers) -> None:
     """Add the ``figure`` subcommand."""
-    p = subparsers.add_parser("figure", help="draw a report figure from a table or benchmark CSV")
+    p = add_plumbing(subparsers, "figure", "draw a report figure from a table or benchmark CSV")
     p.add_argument("kind", choices=KINDS, help="which figure")
     p.add_argument(
         "--input", required=True,

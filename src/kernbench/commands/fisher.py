@@ -6,7 +6,7 @@ import json
 import logging
 import time
 
-from kernbench.commands import add_run_arguments
+from kernbench.commands import add_plumbing, add_run_arguments
 
 log = logging.getLogger("kernbench.fisher")
 
@@ -107,33 +107,34 @@ def _cmd_sensitivity(args) -> None:
 
 def register(subparsers) -> None:
     """Add the ``fisher-*`` subcommands."""
-    p = subparsers.add_parser("fisher-features", help="build and cache one system's Reuters feature matrices")
-    p.add_argument("--system", required=True)
-    p.add_argument("--prepared", required=True)
+    p = add_plumbing(subparsers, "fisher-features", "build and cache one system's Reuters feature matrices")
+    p.add_argument("--system", required=True, help="system name, as in the paper's table")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
     p.add_argument("--params", required=True, help="JSON: the fisher config block")
     p.add_argument("--seed", type=int, default=None, help="seed of the cross-validation of c (fisher.c = cv)")
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
     p.add_argument("--out", required=True, help=".npz feature cache")
     p.add_argument("--info", required=True, help="JSON sizes and build time")
     p.set_defaults(func=_cmd_features)
 
-    p = subparsers.add_parser("fisher-svm", help="linear SVM for one (system, category); writes its run record")
-    p.add_argument("--system", required=True)
-    p.add_argument("--category", required=True)
-    p.add_argument("--prepared", required=True)
-    p.add_argument("--features", required=True)
-    p.add_argument("--features-info", required=True)
+    p = add_plumbing(subparsers, "fisher-svm", "linear SVM for one (system, category); writes its run record")
+    p.add_argument("--system", required=True, help="system name, as in the paper's table")
+    p.add_argument("--category", required=True, help="Reuters category (one of the top 10)")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--features", required=True, help="feature cache (.npz, written by kernbench fisher-features)")
+    p.add_argument("--features-info", required=True, help="JSON sizes of the feature cache (kernbench fisher-features)")
     p.add_argument("--params", required=True, help='JSON {"C", "loss", "max_iter"}')
     add_run_arguments(p)
     p.set_defaults(func=_cmd_svm)
 
-    p = subparsers.add_parser("fisher-sensitivity", help="sensitivity rows of one open choice of Table 1")
-    p.add_argument("--choice", required=True, choices=["ap_reading", "c", "documents", "loss", "max_state_length"])
+    p = add_plumbing(subparsers, "fisher-sensitivity", "sensitivity rows of one open choice of Table 1")
+    p.add_argument("--choice", required=True, choices=["ap_reading", "c", "documents", "loss", "max_state_length"],
+                   help="open choice whose alternatives are measured")
     p.add_argument("--records", nargs="*", default=[], help="main fisher-svm run records of the cells covered")
     p.add_argument("--features", nargs="*", default=[], help="main feature caches <system>.npz (re-used by loss)")
     p.add_argument("--prepared", help="prepared reuters table (every choice but ap_reading)")
     p.add_argument("--params", required=True, help="JSON: the fisher config block")
-    p.add_argument("--resamples", type=int, required=True)
-    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")
+    p.add_argument("--seed", type=int, required=True, help="seed of the paired bootstrap and the solvers")
     p.add_argument("--out", required=True, help="CSV of sensitivity rows")
     p.set_defaults(func=_cmd_sensitivity)

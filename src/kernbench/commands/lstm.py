@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kernbench.commands import add_run_arguments
+from kernbench.commands import add_plumbing, add_run_arguments
 
 log = logging.getLogger("kernbench")
 
@@ -90,10 +90,11 @@ def register(subparsers) -> None:
     """Add the ``lstm`` subcommand."""
     from kernbench.catalog import TOKENISED
 
-    p = subparsers.add_parser("lstm", help="train a UniLSTM / BiLSTM baseline and write its run record")
-    p.add_argument("--dataset", required=True, choices=TOKENISED)
-    p.add_argument("--system", required=True, choices=["UniLSTM", "BiLSTM"])
-    p.add_argument("--prepared", required=True)
+    p = add_plumbing(subparsers, "lstm", "train a UniLSTM / BiLSTM baseline and write its run record")
+    p.add_argument("--dataset", required=True, choices=TOKENISED, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--system", required=True, choices=["UniLSTM", "BiLSTM"],
+                   help="system name, as in the paper's table")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
     p.add_argument("--embeddings", required=True, help="npz with `words`, `vectors` and `cased`")
     p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs and patience")
     add_run_arguments(p)

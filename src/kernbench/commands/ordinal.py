@@ -7,7 +7,7 @@ import json
 import logging
 import time
 
-from kernbench.commands import add_run_arguments
+from kernbench.commands import add_plumbing, add_run_arguments
 
 log = logging.getLogger("kernbench")
 
@@ -133,29 +133,29 @@ def _cmd_sensitivity(args) -> None:
 
 def register(subparsers) -> None:
     """Add the ``ordinal-*`` subcommands."""
-    p = subparsers.add_parser("ordinal-run", help="one (dataset, system) of the ordinal feature-selection experiment")
-    p.add_argument("--dataset", required=True)
+    p = add_plumbing(subparsers, "ordinal-run", "one (dataset, system) of the ordinal feature-selection experiment")
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
     p.add_argument("--system", required=True, help="system name (e.g. 'RR(Var*IDF)') or its slug (rr_var_idf)")
-    p.add_argument("--prepared", required=True)
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
     p.add_argument("--params", required=True, help="JSON: the ordinal.run config block")
     add_run_arguments(p)
     p.set_defaults(func=_cmd_run)
 
-    p = subparsers.add_parser("ordinal-claims", help="answer the paper's three claims from the run records")
-    p.add_argument("--records", nargs="+", required=True)
+    p = add_plumbing(subparsers, "ordinal-claims", "answer the paper's three claims from the run records")
+    p.add_argument("--records", nargs="+", required=True, help="run records (JSON) to read")
     p.add_argument("--params", required=True, help="JSON: the ordinal.claims config block")
     p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples of each paired comparison")
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--csv", required=True)
-    p.add_argument("--md", required=True)
+    p.add_argument("--seed", type=int, required=True, help="seed of the paired bootstrap")
+    p.add_argument("--csv", required=True, help="table to write (CSV)")
+    p.add_argument("--md", required=True, help="table to write (markdown)")
     p.set_defaults(func=_cmd_claims)
 
-    p = subparsers.add_parser(
-        "ordinal-sensitivity", help="sensitivity rows: PRP under the other weights at a few levels (ordinal.prp_weights)"
+    p = add_plumbing(
+        subparsers, "ordinal-sensitivity", "sensitivity rows: PRP under the other weights at a few levels (ordinal.prp_weights)"
     )
     p.add_argument("--records", nargs="+", required=True, help="run records of the PRP jobs (default weights)")
     p.add_argument("--prepared", nargs="+", required=True, help="prepared datasets, in the order of --records")
     p.add_argument("--levels", required=True, help="JSON list of reduction levels compared")
-    p.add_argument("--resamples", type=int, required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")
+    p.add_argument("--out", required=True, help="CSV of sensitivity rows to write")
     p.set_defaults(func=_cmd_sensitivity)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from kernbench.commands import add_plumbing
+
 
 def _cmd_table(args) -> None:
     from kernbench.report_pages import write_table_page
@@ -17,13 +19,13 @@ def _cmd_front(args) -> None:
 
 def register(subparsers) -> None:
     """Add the ``report-table`` and ``report-front`` subcommands."""
-    p = subparsers.add_parser("report-table", help="one table's CSV as an HTML page of the report")
+    p = add_plumbing(subparsers, "report-table", "one table's CSV as an HTML page of the report")
     p.add_argument("--csv", required=True, help="the table's CSV (tables/<name>.csv or costs.csv)")
     p.add_argument("--name", required=True, help="the table's name (anygram, costs, ...), which picks its heading")
     p.add_argument("--out", required=True, help="HTML page to write")
     p.set_defaults(func=_cmd_table)
 
-    p = subparsers.add_parser("report-front", help="the report's front page: an intro and results.md")
+    p = add_plumbing(subparsers, "report-front", "the report's front page: an intro and results.md")
     p.add_argument("--intro", required=True, help="reStructuredText shown first (workflow/report/workflow.rst)")
     p.add_argument("--results", required=True, help="results.md written by the results_summary rule")
     p.add_argument("--out", required=True, help="reStructuredText page to write")

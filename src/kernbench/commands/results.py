@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from kernbench.commands import add_plumbing
+
 
 def _cmd_summary(args) -> None:
     from kernbench.fileio import write_text_atomic
@@ -26,8 +28,8 @@ def _cmd_readme(args) -> None:
 
 def register(subparsers) -> None:
     """Add the ``results-summary`` and ``readme-results`` subcommands."""
-    p = subparsers.add_parser("results-summary", help="markdown of the headline numbers of the tables")
-    p.add_argument("--tables-dir", required=True)
+    p = add_plumbing(subparsers, "results-summary", "markdown of the headline numbers of the tables")
+    p.add_argument("--tables-dir", required=True, help="directory of the run's tables")
     p.add_argument("--ordinal-xi", required=True, help="JSON list of reduction levels shown")
     p.add_argument("--profile", required=True, help="profile the tables come from (named in the text)")
     p.add_argument("--gap-tolerance", default="{}",
@@ -37,7 +39,7 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("readme-results", help="put a results summary into README.md between its markers")
     p.add_argument("--results", required=True, help="results.md written by the results_summary rule")
-    p.add_argument("--readme", default="README.md")
+    p.add_argument("--readme", default="README.md", help="README to update")
     p.set_defaults(func=_cmd_readme)
     register_costs(subparsers)
 

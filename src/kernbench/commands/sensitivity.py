@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from kernbench.commands import add_plumbing
+
 
 def _cmd_sensitivity(args) -> None:
     from kernbench.sensitivity import write_sensitivity
@@ -11,7 +13,7 @@ def _cmd_sensitivity(args) -> None:
 
 def register(subparsers) -> None:
     """Add the ``sensitivity`` subcommand."""
-    p = subparsers.add_parser("sensitivity", help="merge sensitivity rows into tables/sensitivity.csv and .md")
+    p = add_plumbing(subparsers, "sensitivity", "merge sensitivity rows into tables/sensitivity.csv and .md")
     p.add_argument("--parts", nargs="*", default=[], help="CSV files written by the papers' sensitivity jobs")
     p.add_argument("--csv", required=True, help="output table (CSV)")
     p.add_argument("--md", required=True, help="output table (markdown)")

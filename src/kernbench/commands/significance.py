@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import logging
 
+from kernbench.commands import add_plumbing
+
 log = logging.getLogger("kernbench")
 
 
@@ -21,10 +23,10 @@ def _cmd_significance(args) -> None:
 
 def register(subparsers) -> None:
     """Add the ``significance`` subcommand."""
-    p = subparsers.add_parser("significance", help="paired bootstrap / McNemar comparisons between systems")
-    p.add_argument("--records", nargs="+", required=True)
+    p = add_plumbing(subparsers, "significance", "paired bootstrap / McNemar comparisons between systems")
+    p.add_argument("--records", nargs="+", required=True, help="run records (JSON) to read")
     p.add_argument("--ordinal-xi", required=True, help="JSON list of reduction levels compared")
-    p.add_argument("--resamples", type=int, required=True)
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples per comparison")
+    p.add_argument("--seed", type=int, required=True, help="seed of the paired bootstrap")
+    p.add_argument("--out", required=True, help="CSV of the comparisons to write")
     p.set_defaults(func=_cmd_significance)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from kernbench.errors import DataError
+from kernbench.progress import progress
 
 #: system -> (family, variant)
 SYSTEMS = {
@@ -137,7 +138,8 @@ def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, thet
     """
     setting = _KernelSetting(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=lowercase_sm)
     return {
-        s: (setting.train_gram() if s == "train" else setting.rows(s), setting.diag(s)) for s in SPLITS
+        s: (setting.train_gram() if s == "train" else setting.rows(s), setting.diag(s))
+        for s in progress(SPLITS, desc=f"{system} Gram matrices", unit="split")
     }
 
 

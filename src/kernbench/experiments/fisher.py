@@ -38,6 +38,7 @@ from kernbench.kernels.fisher import (
     weight_counts,
 )
 from kernbench.metrics import ranking_scores, thresholded_average_precision
+from kernbench.progress import progress
 
 #: Systems of Table 1: feature family and weighting.
 SYSTEMS = {
@@ -205,7 +206,7 @@ def choose_c(
         splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
         splits[category] = list(splitter.split(np.zeros(y.size), y))
     scores = {}
-    for c in grid:
+    for c in progress(grid, desc=f"{system} {folds}-fold CV of c", unit="c"):
         x = weighted_features(counts, system, float(c)).train
         values = []
         for category, y in labels.items():

@@ -47,6 +47,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from kernbench.kernels import _anygram_dp as dp
+from kernbench.progress import progress
 
 VARIANTS = ("sm", "west", "wess")
 METHODS = ("auto", "dp")
@@ -160,9 +161,13 @@ def _units_pair(X, Y, vectors):
 # --------------------------------------------------------------------------- pairs
 
 
+def _rows_per_batch(ny: int) -> int:
+    return max(1, _PAIR_BATCH // max(ny, 1))
+
+
 def _pair_batches(nx: int, ny: int, symmetric: bool):
     """Yield ``(pa, pb)`` index arrays covering every pair (``a <= b`` only when symmetric)."""
-    rows_per_batch = max(1, _PAIR_BATCH // max(ny, 1))
+    rows_per_batch = _rows_per_batch(ny)
     for r0 in range(0, nx, rows_per_batch):
         rows = np.arange(r0, min(nx, r0 + rows_per_batch), dtype=np.int64)
         if symmetric:
@@ -179,8 +184,11 @@ def _pair_batches(nx: int, ny: int, symmetric: bool):
 def _run_pairs(fill, nx: int, ny: int, symmetric: bool) -> np.ndarray:
     """Gram matrix from a jitted pair filler ``fill(pa, pb, out)``."""
     gram = np.zeros((nx, ny))
+    batches = progress(
+        _pair_batches(nx, ny, symmetric), desc=f"Gram {nx}x{ny}", total=-(-nx // _rows_per_batch(ny)), unit="batch"
+    )
     with numba.parallel_chunksize(_CHUNK):
-        for pa, pb in _pair_batches(nx, ny, symmetric):
+        for pa, pb in batches:
             out = np.empty(pa.size)
             fill(pa, pb, out)
             gram[pa, pb] = out

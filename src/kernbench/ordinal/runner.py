@@ -33,6 +33,7 @@ from kernbench.metrics import ordinal_scores
 from kernbench.ordinal import METHODS_WITH_A, SYSTEMS
 from kernbench.ordinal.scores import feature_order, rank_stats
 from kernbench.ordinal.selection import select
+from kernbench.progress import progress
 
 #: Rank every document gets from the trivial baseline.
 TRIVIAL_RANK = 3
@@ -138,9 +139,9 @@ def _score_settings(settings: dict) -> dict:
     }
 
 
-def _curve(order, levels, x_train, y_train, x_eval, y_eval, settings, seed):
+def _curve(order, levels, x_train, y_train, x_eval, y_eval, settings, seed, desc):
     values, predictions = [], []
-    for xi in levels:
+    for xi in progress(levels, desc=desc, unit="level"):
         y_pred = fit_predict(x_train, y_train, x_eval, select(order, xi), settings=settings, seed=seed)
         values.append(mae_macro(y_eval, y_pred))
         predictions.append(y_pred)
@@ -217,7 +218,8 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
         means = []
         for candidate in settings["a_grid"]:
             order = feature_order(system, stats, a=float(candidate), **_score_settings(settings))
-            values, _ = _curve(order, levels, x_train, y_train, x_dev, y_dev, settings, seed)
+            values, _ = _curve(order, levels, x_train, y_train, x_dev, y_dev, settings, seed,
+                               desc=f"{dataset} {system} dev, a={float(candidate):g}")
             curves[f"dev.mae_macro.a_{float(candidate):g}"] = values
             means.append(float(np.mean(values)))
         a = float(settings["a_grid"][int(np.argmin(means))])
@@ -230,7 +232,8 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
     order = feature_order(system, stats, a=a, **_score_settings(settings))
     timings["score"] = time.perf_counter() - started
     started = time.perf_counter()
-    values, predicted = _curve(order, levels, x_full, y_full.astype(float), x_test, y_test, settings, seed)
+    values, predicted = _curve(order, levels, x_full, y_full.astype(float), x_test, y_test, settings, seed,
+                               desc=f"{dataset} {system} test")
     timings["evaluate"] = time.perf_counter() - started
     curves["test.mae_macro"] = values
     chosen["n_features"] = int(x_full.shape[1])

@@ -1,0 +1,69 @@
+"""Progress bars of the long jobs, written to standard error (a job's log under Snakemake)."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterable
+
+from tqdm import tqdm
+
+#: Set to ``0`` to turn the bars off.
+ENVIRONMENT_SWITCH = "KERNBENCH_PROGRESS"
+
+
+class _LineStream:
+    """A log file seen through tqdm: each redraw of a bar is a whole line, not a carriage return."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        for line in re.split(r"[\r\n]", text):
+            if line.strip():
+                self.stream.write(line.rstrip() + "\n")
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def progress(iterable: Iterable, *, desc: str, total: int | None = None, unit: str = "it") -> Iterable:
+    """Wrap ``iterable`` in a tqdm bar on standard error; the items pass through unchanged.
+
+    A loop of fewer than two items shows no bar. In a terminal the bar redraws every second. In a log file (a Snakemake job's
+    ``2> {log}``) it is plain ASCII and redraws at most every 30 seconds, so a
+    long job leaves a few dozen lines rather than thousands.
+
+    Parameters
+    ----------
+    iterable : iterable
+        The loop to report on.
+    desc : str
+        What is being computed, shown before the bar.
+    total : int, optional
+        Number of items, when ``iterable`` has no length.
+    unit : str, optional
+        Name of one item.
+
+    Returns
+    -------
+    iterable
+        Yields the items of ``iterable`` in order.
+    """
+    if total is None and hasattr(iterable, "__len__"):
+        total = len(iterable)
+    stream = sys.stderr
+    interactive = hasattr(stream, "isatty") and stream.isatty()
+    return tqdm(
+        iterable,
+        desc=desc,
+        total=total,
+        unit=unit,
+        file=stream if interactive else _LineStream(stream),
+        position=None if interactive else 0,  # nested bars in a log: lines one after the other, no cursor moves
+        mininterval=1.0 if interactive else 30.0,
+        ascii=not interactive,
+        dynamic_ncols=interactive,
+        disable=os.environ.get(ENVIRONMENT_SWITCH, "1") == "0" or (total is not None and total < 2),
+    )
