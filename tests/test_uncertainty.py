@@ -272,3 +272,44 @@ def test_intervals_and_comparisons_repeat_the_item_by_item_bootstrap_bit_for_bit
         alpha = (1.0 - 0.95) / 2.0
         assert [result["ci_low"], result["ci_high"]] == list(np.quantile(d, [alpha, 1.0 - alpha]))
         assert result["p_bootstrap"] == min(1.0, 2.0 * min(np.mean(d <= 0), np.mean(d >= 0)))
+
+
+def test_significance_per_paper_parts_merge_into_the_one_job_table_byte_for_byte(tmp_path):
+    from kernbench.cli import main
+
+    rng = np.random.default_rng(13)
+    y_true = rng.integers(0, 3, 200)
+    records = [_record(tmp_path, s, y_true, np.where(rng.random(200) < q, y_true, 2 - y_true), seed=k)
+               for k, (s, q) in enumerate((("AGKsm", 0.6), ("AGKwess", 0.7), ("BiLSTM", 0.65), ("BiLSTM", 0.66)))]
+    stars = rng.choice([1, 2, 3, 4, 5], size=300)
+    near = lambda: np.clip(stars + rng.integers(-1, 2, 300), 1, 5)  # noqa: E731
+    records += [_ordinal_record(tmp_path, "triv", "Triv", stars, np.full(300, 3), np.nan),
+                _ordinal_record(tmp_path, "ffs", "FFS", stars, near(), 1.0),
+                _ordinal_record(tmp_path, "var", "Var", np.r_[stars, stars], np.r_[near(), near()],
+                                np.repeat([0.1, 0.30000000000000004], 300))]
+    common = ["--records", *map(str, records), "--ordinal-xi", "[0.1, 0.3]", "--resamples", "150", "--seed", "5"]
+    main(["significance", *common, "--out", str(tmp_path / "whole.csv")])
+    parts = []
+    for paper in ("ordinal", "fisher", "anygram"):  # any order: the merge sorts by paper
+        parts.append(str(tmp_path / f"{paper}.json"))
+        main(["significance", *common, "--paper", paper, "--out", parts[-1]])
+    main(["significance-merge", "--parts", *parts, "--out", str(tmp_path / "merged.csv")])
+    whole = (tmp_path / "whole.csv").read_bytes()
+    assert (tmp_path / "merged.csv").read_bytes() == whole
+    table = pd.read_csv(tmp_path / "whole.csv")
+    assert table["paper"].tolist() == ["anygram"] * 3 + ["ordinal"] * 4
+    assert json.loads((tmp_path / "fisher.json").read_text()) == {"paper": "fisher", "rows": []}
+
+
+def test_significance_merge_refuses_a_repeated_paper_and_a_foreign_file(tmp_path, capsys):
+    from kernbench.cli import main
+
+    part = tmp_path / "anygram.json"
+    part.write_text(json.dumps({"paper": "anygram", "rows": []}))
+    assert main(["significance-merge", "--parts", str(part), str(part), "--out", str(tmp_path / "a.csv")]) == 1
+    assert "repeat a paper: ['anygram', 'anygram']" in capsys.readouterr().err
+    other = tmp_path / "other.json"
+    other.write_text("[1, 2]")
+    assert main(["significance-merge", "--parts", str(other), "--out", str(tmp_path / "b.csv")]) == 1
+    assert f"{other}: not a significance part" in capsys.readouterr().err
+    assert not (tmp_path / "a.csv").exists() and not (tmp_path / "b.csv").exists()
