@@ -137,3 +137,24 @@ def test_gram_command_names_a_bad_embeddings_file(tmp_path, capsys):
     assert code == 1
     assert "bad.npz" in capsys.readouterr().err
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_c_grid_fitted_in_threads_chooses_and_predicts_as_the_serial_fit():
+    from kernbench.models.svm import KernelSet, select_on_dev
+
+    rng = np.random.default_rng(8)
+    x = {s: rng.normal(size=(n, 6)) for s, n in (("train", 150), ("dev", 60), ("test", 60))}
+    y = {s: np.digitize(v[:, 0] + 0.8 * rng.normal(size=len(v)), [-0.5, 0.5]) for s, v in x.items()}
+    settings = {
+        key: KernelSet(*(np.tanh(w * x[s] @ x["train"].T) for s in ("train", "dev", "test")))
+        for key, w in (("narrow", 0.05), ("wide", 0.5))
+    }
+    grid = [0.01, 0.1, 1.0, 10.0, 100.0]
+    serial = select_on_dev(settings, y["train"], y["dev"], grid, n_jobs=1)
+    threaded = select_on_dev(settings, y["train"], y["dev"], grid, n_jobs=2)
+    assert len(serial.dev_scores) == 10 and len(set(serial.dev_scores.values())) > 2  # C matters here
+    assert threaded.dev_scores == serial.dev_scores
+    assert (threaded.key, threaded.C) == (serial.key, serial.C)
+    assert threaded.kernels is settings[serial.key]
+    np.testing.assert_array_equal(threaded.model.decision_function(threaded.kernels.test),
+                                  serial.model.decision_function(serial.kernels.test))

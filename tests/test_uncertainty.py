@@ -223,3 +223,93 @@ def test_fisher_systems_are_compared_on_both_average_precisions(tmp_path):
     a = pd.read_parquet(tmp_path / "BoW-TFIDF.parquet")
     assert sig.loc["average_precision", "value_a"] == pytest.approx(thresholded_average_precision(a.y_true, a.score))
     assert sig.loc["average_precision_ranking", "value_a"] == pytest.approx(skm.average_precision_score(a.y_true, a.score))
+
+
+def _scipy_interval(metric, y_true, ys, *, n_resamples, seed):
+    """The interval as scipy.stats.bootstrap computes it, resampling the items of every seed together."""
+    fn = METRICS[metric][0]
+
+    def statistic(*samples, axis=-1):
+        return np.mean([fn(samples[0], p) for p in samples[1:]], axis=0)
+
+    res = stats.bootstrap((y_true, *ys), statistic, paired=True, vectorized=True, n_resamples=n_resamples,
+                          confidence_level=0.95, method="percentile", random_state=np.random.default_rng(seed))
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def _samples(metric, kind, rng, n):
+    if metric in RANKING:
+        return rng.random(n) < 0.3, np.round(rng.normal(0, 1, (2, n)), 1)
+    if metric in {"precision", "recall", "f1"}:
+        return rng.random(n) < 0.3, rng.random((2, n)) < 0.4
+    if kind == "stars":
+        y_true = rng.integers(1, 6, n)
+        return y_true, np.clip(y_true + rng.integers(-2, 3, (3, n)), 1, 5)
+    if kind == "wide":  # integer labels too far apart for MAE^M's bincount path
+        return rng.integers(0, 90, n), rng.integers(0, 90, (2, n))
+    if kind == "fractional":  # non-integer predictions: MAE and MAE^M resample item by item
+        return rng.integers(1, 6, n).astype(float), rng.uniform(1, 5, (2, n))
+    labels = np.array(["negative", "neutral", "positive", "conflict"])
+    return labels[rng.integers(0, 4, n)], labels[rng.integers(0, 4, (2, n))]
+
+
+@pytest.mark.parametrize(("metric", "kind"), [
+    (m, k) for m in sorted(METRICS) for k in ("stars", "wide", "fractional", "strings")
+    if not (k == "strings" and m.startswith("mae"))  # MAE needs numeric labels
+])
+def test_intervals_and_comparisons_repeat_the_item_by_item_bootstrap_bit_for_bit(metric, kind):
+    rng = np.random.default_rng(12)
+    y_true, ys = _samples(metric, kind, rng, 257)
+    for n_resamples, seed in ((300, 3), (299, 4), (300, 3)):  # the third reuses the first's cached resamples
+        assert bootstrap_interval(metric, y_true, ys, n_resamples=n_resamples, seed=seed) == _scipy_interval(
+            metric, y_true, ys, n_resamples=n_resamples, seed=seed
+        )
+        idx = np.random.default_rng(seed).integers(0, y_true.size, size=(n_resamples, y_true.size))
+        fn = METRICS[metric][0]
+        d = np.mean([fn(y_true[idx], y[idx]) for y in ys[:1]], axis=0) - fn(y_true[idx], ys[-1][idx])
+        d = d[np.isfinite(d)]
+        result = paired_comparison(metric, y_true, ys[:1], ys[-1], n_resamples=n_resamples, seed=seed)
+        alpha = (1.0 - 0.95) / 2.0
+        assert [result["ci_low"], result["ci_high"]] == list(np.quantile(d, [alpha, 1.0 - alpha]))
+        assert result["p_bootstrap"] == min(1.0, 2.0 * min(np.mean(d <= 0), np.mean(d >= 0)))
+
+
+def test_significance_per_paper_parts_merge_into_the_one_job_table_byte_for_byte(tmp_path):
+    from kernbench.cli import main
+
+    rng = np.random.default_rng(13)
+    y_true = rng.integers(0, 3, 200)
+    records = [_record(tmp_path, s, y_true, np.where(rng.random(200) < q, y_true, 2 - y_true), seed=k)
+               for k, (s, q) in enumerate((("AGKsm", 0.6), ("AGKwess", 0.7), ("BiLSTM", 0.65), ("BiLSTM", 0.66)))]
+    stars = rng.choice([1, 2, 3, 4, 5], size=300)
+    near = lambda: np.clip(stars + rng.integers(-1, 2, 300), 1, 5)  # noqa: E731
+    records += [_ordinal_record(tmp_path, "triv", "Triv", stars, np.full(300, 3), np.nan),
+                _ordinal_record(tmp_path, "ffs", "FFS", stars, near(), 1.0),
+                _ordinal_record(tmp_path, "var", "Var", np.r_[stars, stars], np.r_[near(), near()],
+                                np.repeat([0.1, 0.30000000000000004], 300))]
+    common = ["--records", *map(str, records), "--ordinal-xi", "[0.1, 0.3]", "--resamples", "150", "--seed", "5"]
+    main(["significance", *common, "--out", str(tmp_path / "whole.csv")])
+    parts = []
+    for paper in ("ordinal", "fisher", "anygram"):  # any order: the merge sorts by paper
+        parts.append(str(tmp_path / f"{paper}.json"))
+        main(["significance", *common, "--paper", paper, "--out", parts[-1]])
+    main(["significance-merge", "--parts", *parts, "--out", str(tmp_path / "merged.csv")])
+    whole = (tmp_path / "whole.csv").read_bytes()
+    assert (tmp_path / "merged.csv").read_bytes() == whole
+    table = pd.read_csv(tmp_path / "whole.csv")
+    assert table["paper"].tolist() == ["anygram"] * 3 + ["ordinal"] * 4
+    assert json.loads((tmp_path / "fisher.json").read_text()) == {"paper": "fisher", "rows": []}
+
+
+def test_significance_merge_refuses_a_repeated_paper_and_a_foreign_file(tmp_path, capsys):
+    from kernbench.cli import main
+
+    part = tmp_path / "anygram.json"
+    part.write_text(json.dumps({"paper": "anygram", "rows": []}))
+    assert main(["significance-merge", "--parts", str(part), str(part), "--out", str(tmp_path / "a.csv")]) == 1
+    assert "repeat a paper: ['anygram', 'anygram']" in capsys.readouterr().err
+    other = tmp_path / "other.json"
+    other.write_text("[1, 2]")
+    assert main(["significance-merge", "--parts", str(other), "--out", str(tmp_path / "b.csv")]) == 1
+    assert f"{other}: not a significance part" in capsys.readouterr().err
+    assert not (tmp_path / "a.csv").exists() and not (tmp_path / "b.csv").exists()

@@ -12,6 +12,10 @@ Each comparison is :func:`kernbench.uncertainty.paired_comparison`: the
 difference with its paired bootstrap interval and p-value (and McNemar's for
 accuracy). Systems with several seeds enter with the seed mean of the metric on
 each resample (McNemar is then left blank).
+
+The papers are independent: :func:`comparison_rows` computes one paper's rows
+(a workflow job each), and :func:`comparisons_frame` puts the rows of all of
+them, in paper order, into the table :func:`compare_systems` gives in one go.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ def _items(record: dict) -> pd.DataFrame:
     return frame
 
 
-def _collect(record_paths) -> dict:
+def _collect(record_paths, papers=None) -> dict:
     """``{(paper, dataset, xi, system): [test items of each seed]}`` (dataset = category for Reuters).
 
     Ordinal records count only when their predictions carry the reduction
@@ -57,7 +61,7 @@ def _collect(record_paths) -> dict:
     found: dict = {}
     for path in record_paths:
         record = load_record(path)
-        if record["paper"] not in COMPARISONS or not record.get("predictions"):
+        if record["paper"] not in (papers or COMPARISONS) or not record.get("predictions"):
             continue
         items = _items(record)
         if record["paper"] == "ordinal" and "xi" not in items:
@@ -113,7 +117,41 @@ def compare_systems(record_paths, *, ordinal_xi, resamples: int, seed: int) -> p
         Columns :data:`COLUMNS`, one row per comparison, values as fractions
         (MAE^M in stars), sorted.
     """
-    found = _collect(record_paths)
+    return comparisons_frame(comparison_rows(record_paths, ordinal_xi=ordinal_xi, resamples=resamples, seed=seed))
+
+
+def comparisons_frame(rows: list) -> pd.DataFrame:
+    """The table of :func:`compare_systems` from rows of :func:`comparison_rows` (papers in sorted order)."""
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def comparison_rows(record_paths, *, ordinal_xi, resamples: int, seed: int, papers=None) -> list:
+    """The rows of :func:`compare_systems`, of every paper or of the ``papers`` given.
+
+    Parameters
+    ----------
+    record_paths : iterable of path-like
+        Run records; those of other papers are skipped without reading their predictions.
+    ordinal_xi : sequence of float
+    resamples, seed : int
+    papers : sequence of str, optional
+        Keys of :data:`COMPARISONS`; default all.
+
+    Returns
+    -------
+    list of dict
+        One dict per comparison with the keys :data:`COLUMNS`, sorted by
+        paper, dataset and level.
+
+    Raises
+    ------
+    ValueError
+        If a paper is not a key of :data:`COMPARISONS`.
+    """
+    unknown = sorted(set(papers or ()) - set(COMPARISONS))
+    if unknown:
+        raise ValueError(f"no comparisons for paper(s) {unknown}; known: {sorted(COMPARISONS)}")
+    found = _collect(record_paths, papers)
     cells: dict = {}
     for (paper, dataset, xi, system), parts in found.items():
         cells.setdefault((paper, dataset, xi), {})[system] = parts
@@ -146,4 +184,4 @@ def compare_systems(record_paths, *, ordinal_xi, resamples: int, seed: int) -> p
                     "value_b": float(np.mean([METRICS[metric][0](truth, y) for y in yb])),
                     **result,
                 })
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return rows

@@ -14,10 +14,17 @@ a rerun gives the same intervals.
 
 The vectorised metrics below compute on a batch of resamples at once what
 :mod:`kernbench.metrics` computes with scikit-learn / imbalanced-learn on one
-sample (tested to agree).
+sample (tested to agree). The resamples of a seed and an item count are drawn
+once per process and reused by every cell and comparison of that size. Metrics
+that are ratios of item counts (accuracy, macro-F1, precision, recall, F1, and
+MAE / MAE^M when every error is a whole number) are computed from the
+resamples' draw counts with one matrix product; the sums are of whole numbers,
+so they equal the sums over the resampled items exactly, bit for bit.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from scipy import stats
@@ -164,8 +171,133 @@ def metric_value(metric: str, y_true, y) -> float:
     return float(METRICS[metric][0](np.asarray(y_true), np.asarray(y)))
 
 
+@functools.lru_cache(maxsize=2)
 def _resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+    # The draws of scipy.stats.bootstrap(paired=True, random_state=default_rng(seed)), in the same order.
+    indices = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+    indices.flags.writeable = False
+    return indices
+
+
+@functools.lru_cache(maxsize=2)
+def _resample_counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """``counts[r, i]``: how often resample ``r`` of :func:`_resample_indices` draws item ``i`` (float, for BLAS)."""
+    indices = _resample_indices(n, n_resamples, seed)
+    codes = indices + (np.arange(n_resamples, dtype=np.int64) * n)[:, None]
+    counts = np.bincount(codes.ravel(), minlength=n_resamples * n).reshape(n_resamples, n).astype(float)
+    counts.flags.writeable = False
+    return counts
+
+
+def _whole(values: np.ndarray) -> np.ndarray | None:
+    """``values`` as floats if every one is a finite whole number (its sums are then exact), else None."""
+    values = np.asarray(values, dtype=float)
+    return values if np.isfinite(values).all() and np.array_equal(values, np.round(values)) else None
+
+
+def _counted_accuracy(y_true, y_pred, counts):
+    return (counts @ (y_true == y_pred).astype(float)) / y_true.size
+
+
+def _counted_macro_f1(y_true, y_pred, counts):
+    # As _macro_f1: a label absent from a resample adds 0 to neither the sum nor the count of labels.
+    total = np.zeros(counts.shape[0])
+    present = np.zeros(counts.shape[0])
+    for c in _labels(y_true, y_pred):
+        t, p = y_true == c, y_pred == c
+        tp = counts @ (t & p).astype(float)
+        denom = counts @ t.astype(float) + counts @ p.astype(float)
+        total += np.divide(2.0 * tp, denom, out=np.zeros_like(total), where=denom > 0)
+        present += denom > 0
+    return total / np.maximum(present, 1)
+
+
+def _counted_mae(y_true, y_pred, counts):
+    err = _whole(np.abs(y_true.astype(float) - y_pred))
+    return None if err is None else (counts @ err) / y_true.size
+
+
+def _counted_mae_macro(y_true, y_pred, counts):
+    err = _whole(np.abs(y_true.astype(float) - y_pred))
+    if err is None:
+        return None
+    in_range = np.issubdtype(y_true.dtype, np.integer) and int(y_true.max()) - int(y_true.min()) < 64
+    # Classes as _mae_macro takes them: every label of the range on its bincount path (absent ones add exact
+    # zeros to the same sum), else the labels present, added one at a time.
+    classes = np.arange(int(y_true.min()), int(y_true.max()) + 1) if in_range else np.unique(y_true)
+    members = (y_true[:, None] == classes[None, :]).astype(float)
+    sums, sizes = counts @ (members * err[:, None]), counts @ members
+    present = sizes > 0
+    per_class = np.divide(sums, sizes, out=np.zeros_like(sums), where=present)
+    if in_range:
+        return per_class.sum(axis=-1) / np.maximum(present.sum(axis=-1), 1)
+    total = np.zeros(counts.shape[0])
+    for k in range(classes.size):
+        total += per_class[:, k]
+    return total / np.maximum(present.sum(axis=-1), 1)
+
+
+def _counted_binary(y_true, y_pred, counts):
+    t, p = y_true.astype(bool), y_pred.astype(bool)
+    return counts @ (t & p).astype(float), counts @ (~t & p).astype(float), counts @ (t & ~p).astype(float)
+
+
+def _counted_precision(y_true, y_pred, counts):
+    tp, fp, _ = _counted_binary(y_true, y_pred, counts)
+    return np.divide(tp, tp + fp, out=np.zeros(tp.shape), where=tp + fp > 0)
+
+
+def _counted_recall(y_true, y_pred, counts):
+    tp, _, fn = _counted_binary(y_true, y_pred, counts)
+    return np.divide(tp, tp + fn, out=np.zeros(tp.shape), where=tp + fn > 0)
+
+
+def _counted_f1(y_true, y_pred, counts):
+    tp, fp, fn = _counted_binary(y_true, y_pred, counts)
+    return np.divide(2.0 * tp, 2 * tp + fp + fn, out=np.zeros(tp.shape), where=2 * tp + fp + fn > 0)
+
+
+#: metric -> its value on every resample from the draw counts (None when that would not be exact);
+#: the ranking metrics depend on the order of the drawn items and resample them item by item.
+COUNTED = {
+    "accuracy": _counted_accuracy,
+    "macro_f1": _counted_macro_f1,
+    "mae": _counted_mae,
+    "mae_macro": _counted_mae_macro,
+    "precision": _counted_precision,
+    "recall": _counted_recall,
+    "f1": _counted_f1,
+}
+
+
+def resampled_metric(metric: str, y_true, ys, *, n_resamples: int, seed: int) -> np.ndarray:
+    """The metric on each bootstrap resample of the items, as the mean over the rows of ``ys``.
+
+    Parameters
+    ----------
+    metric : str
+        One of :data:`METRICS`.
+    y_true : ndarray of shape (n,)
+    ys : ndarray of shape (n_seeds, n)
+        Predictions (scores for the ranking metrics) of one system's seeds.
+    n_resamples, seed : int
+        The resamples: the draws of ``numpy.random.default_rng(seed)`` that
+        ``scipy.stats.bootstrap`` makes, shared by every call with the same
+        ``n``, ``n_resamples`` and ``seed``.
+
+    Returns
+    -------
+    ndarray of shape (n_resamples,)
+    """
+    n = y_true.size
+    counted = COUNTED.get(metric)
+    if counted is not None:
+        counts = _resample_counts(n, n_resamples, seed)
+        values = [counted(y_true, y, counts) for y in ys]
+        if all(v is not None for v in values):
+            return np.mean(values, axis=0)
+    fn, indices = METRICS[metric][0], _resample_indices(n, n_resamples, seed)
+    return np.mean([fn(y_true[indices], y[indices]) for y in ys], axis=0)
 
 
 def bootstrap_interval(metric: str, y_true, ys, *, n_resamples: int, seed: int) -> tuple[float, float]:
@@ -191,17 +323,13 @@ def bootstrap_interval(metric: str, y_true, ys, *, n_resamples: int, seed: int) 
     ys = np.atleast_2d(np.asarray(ys))
     if y_true.size < 2:
         return float("nan"), float("nan")
-    fn = METRICS[metric][0]
-
-    def statistic(*samples, axis=-1):
-        truth, preds = samples[0], samples[1:]
-        return np.mean([fn(truth, p) for p in preds], axis=0)
-
-    res = stats.bootstrap(
-        (y_true, *ys), statistic, paired=True, vectorized=True, n_resamples=n_resamples,
-        confidence_level=CONFIDENCE, method="percentile", random_state=np.random.default_rng(seed),
-    )
-    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if ys.shape[-1] != y_true.size:
+        raise ValueError(f"{metric}: {ys.shape[-1]} predictions for {y_true.size} items")
+    values = resampled_metric(metric, y_true, ys, n_resamples=n_resamples, seed=seed)
+    # scipy.stats.bootstrap's percentile interval of the same resamples, computed as it does.
+    alpha = np.float64((1.0 - CONFIDENCE) / 2.0)
+    low, high = stats.quantile(values, np.stack([alpha, 1 - alpha]), axis=-1)
+    return float(low), float(high)
 
 
 def paired_comparison(
@@ -238,12 +366,9 @@ def paired_comparison(
     y_a, y_b = np.atleast_2d(np.asarray(y_a)), np.atleast_2d(np.asarray(y_b))
     fn_a, fn_b = METRICS[metric][0], METRICS[metric_b or metric][0]
 
-    def value(fn, idx, ys):
-        return np.mean([fn(y_true[idx], y[idx]) for y in ys], axis=0)
-
     diff = float(np.mean([fn_a(y_true, y) for y in y_a]) - np.mean([fn_b(y_true, y) for y in y_b]))
-    idx = _resample_indices(y_true.size, n_resamples, seed)
-    d = np.asarray(value(fn_a, idx, y_a) - value(fn_b, idx, y_b), dtype=float)
+    resampled = functools.partial(resampled_metric, y_true=y_true, n_resamples=n_resamples, seed=seed)
+    d = np.asarray(resampled(metric, ys=y_a) - resampled(metric_b or metric, ys=y_b), dtype=float)
     d = d[np.isfinite(d)]
     alpha = (1.0 - CONFIDENCE) / 2.0
     low, high = np.quantile(d, [alpha, 1.0 - alpha]) if d.size else (np.nan, np.nan)

@@ -149,9 +149,9 @@ def records_for_table(table):
 COMPARED_TABLES = []
 
 
-def compared_records():
-    """Run records of the configured tables that enter the paired comparisons."""
-    return sorted({r for table in config["tables"] if table in COMPARED_TABLES for r in records_for_table(table)})
+def compared_papers():
+    """The configured tables whose systems are compared pairwise (each a paper's), in sorted order."""
+    return sorted(table for table in config["tables"] if table in COMPARED_TABLES)
 
 
 def all_records():

@@ -1,3 +1,8 @@
+from kernbench.significance import COMPARISONS
+
+SIGNIFICANCE_PAPERS = sorted(COMPARISONS)
+
+
 rule track:
     # The only rule that writes to MLflow: one writer, so parallel jobs never lock the store.
     input:
@@ -61,15 +66,38 @@ rule tables:
 EXTRA_TARGETS.append(f"{RESULTS}/tables/significance.csv")
 
 
-rule significance:
+rule significance_paper:
+    # One job per paper, so the papers' bootstraps run side by side; significance joins them.
     input:
-        lambda wildcards: compared_records(),
+        lambda wildcards: records_for_table(wildcards.paper),
     output:
-        f"{RESULTS}/tables/significance.csv",
+        f"{RESULTS}/cache/significance/{{paper}}.json",
     params:
         ordinal_xi=json.dumps(config["uncertainty"]["ordinal_xi"]),
         resamples=config["uncertainty"]["resamples"],
         seed=config["seed"],
+    log:
+        f"{LOGS}/tables/significance/{{paper}}.log",
+    benchmark:
+        f"{BENCHMARKS}/significance_paper/cache/significance/{{paper}}.tsv"
+    wildcard_constraints:
+        paper="|".join(SIGNIFICANCE_PAPERS),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    shell:
+        "kernbench significance --paper {wildcards.paper} --records {input:q} --ordinal-xi {params.ordinal_xi:q} "
+        "--resamples {params.resamples} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
+
+
+rule significance:
+    input:
+        lambda wildcards: expand(f"{RESULTS}/cache/significance/{{paper}}.json", paper=compared_papers()),
+    output:
+        f"{RESULTS}/tables/significance.csv",
     log:
         f"{LOGS}/tables/significance.log",
     benchmark:
@@ -78,11 +106,10 @@ rule significance:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=30,
+        mem_mb=500,
+        runtime=5,
     shell:
-        "kernbench significance --records {input:q} --ordinal-xi {params.ordinal_xi:q} "
-        "--resamples {params.resamples} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
+        "kernbench significance-merge --parts {input:q} --out {output:q} > {log:q} 2>&1"
 
 
 EXTRA_TARGETS.append(f"{RESULTS}/results.md")

@@ -157,7 +157,8 @@ def _cmd_svm(args) -> None:
         grams[theta] = functools.partial(_load_grams, Path(directory))  # loaded when its turn comes
     started = time.perf_counter()
     result = run_svm(
-        frame, grams, C_grid=settings["C"], normalize_options=settings["normalize"], dataset=spec.name
+        frame, grams, C_grid=settings["C"], normalize_options=settings["normalize"], dataset=spec.name,
+        n_jobs=args.threads,
     )
     elapsed = time.perf_counter() - started
     key_params = {

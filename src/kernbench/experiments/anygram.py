@@ -254,7 +254,9 @@ def kernel_scale(train_diag) -> float:
     return mean if mean > 0 else 1.0
 
 
-def run_svm(frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, dataset: str) -> SvmResult:
+def run_svm(
+    frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, dataset: str, n_jobs: int = 1
+) -> SvmResult:
     """Choose theta, normalisation and C on dev; fit SVC on train; score dev and test.
 
     Parameters
@@ -270,6 +272,8 @@ def run_svm(frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, data
         Kernel normalisation settings to try.
     dataset : str
         Dataset name for the table rows.
+    n_jobs : int, optional
+        Threads fitting the C grid of a setting (see :func:`kernbench.models.svm.select_on_dev`).
 
     Returns
     -------
@@ -289,7 +293,7 @@ def run_svm(frame: pd.DataFrame, grams: dict, *, C_grid, normalize_options, data
             for norm in normalize_options:
                 yield (theta, bool(norm)), _kernel_set(g, bool(norm), scales[theta])
 
-    sel = select_on_dev(settings(), y["train"], y["dev"], C_grid)
+    sel = select_on_dev(settings(), y["train"], y["dev"], C_grid, n_jobs=n_jobs)
     theta, norm = sel.key
     chosen = {"normalize": norm, "C": sel.C, "kernel_scale": 1.0 if norm else scales[theta]}
     if theta is not None:
@@ -313,6 +317,8 @@ def _kernel_set(g: dict, normalize: bool, scale: float):
 
     train_diag = g["train"][1]
     mats = {s: normalize_gram(g[s][0], g[s][1], train_diag) if normalize else g[s][0] / scale for s in SPLITS}
+    # As libsvm takes them without a copy: every C of the setting then trains on this one matrix.
+    mats = {s: np.ascontiguousarray(m, dtype=np.float64) for s, m in mats.items()}
     return KernelSet(mats["train"], mats["dev"], mats["test"])
 
 
