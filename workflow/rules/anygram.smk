@@ -201,13 +201,6 @@ if ANYGRAM_PRIMAL:
             "--predictions {output.predictions:q} --confusion {output.confusion:q} > {log:q} 2>&1"
 
 
-def anygram_benchmark_settings(dp_sentences):
-    return json.dumps(
-        {**ANYGRAM["benchmark"], "lam": ANYGRAM["lam"], "seed": config["seed"], "dp_sentences": dp_sentences},
-        sort_keys=True,
-    )
-
-
 rule anygram_benchmark:
     input:
         script="benchmarks/anygram_throughput.py",
