@@ -6,7 +6,7 @@ them (``n = 0``: all). The test items are the 2,210 SST test sentences. For
 each size and variant it trains
 
 * ``primal``: the linear SVM on the L2-normalised explicit feature map
-  (:func:`kernbench.models.svm.fit_primal_svm`), and
+  (:func:`kernbench.learners.svm.fit_primal_svm`), and
 * ``gram``: ``SVC(kernel="precomputed")`` on the cosine-normalised Gram
   matrix, only up to ``--gram-limit`` items (the matrix has ``n**2`` entries),
 
@@ -61,10 +61,10 @@ def run_one(args) -> dict:
     """One (variant, route, size) measurement in this process; returns its figures."""
     from sklearn.preprocessing import normalize
 
-    from kernbench.commands.anygram import set_threads
+    from kernbench.papers.anygram.commands import set_threads
     from kernbench.kernels.anygram import anygram_diag, anygram_gram, normalize_gram
     from kernbench.kernels.anygram_features import anygram_features
-    from kernbench.models.svm import fit_primal_svm, fit_svc
+    from kernbench.learners.svm import fit_primal_svm, fit_svc
 
     set_threads(args.threads)
     train, y_train, test, y_test, vectors = _load(Path(args.sst_dir), args.embeddings, args.n, args.seed)

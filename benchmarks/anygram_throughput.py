@@ -32,7 +32,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from kernbench.commands.anygram import set_threads
+from kernbench.papers.anygram.commands import set_threads
 from kernbench.fileio import write_text_atomic
 from kernbench.kernels.anygram import anygram_gram
 from kernbench.kernels.anygram_encoding import TokenEncoder

@@ -11,9 +11,9 @@ import pytest
 
 from kernbench.cache import load_dense
 from kernbench.cli import main
-from kernbench.commands.anygram import parse_kernel_name
+from kernbench.papers.anygram.commands import parse_kernel_name
 from kernbench.errors import DataError
-from kernbench.experiments.anygram import SYSTEMS, kernel_name, run_svm
+from kernbench.papers.anygram.experiment import SYSTEMS, kernel_name, run_svm
 from kernbench.kernels.anygram import anygram_gram
 
 
@@ -60,7 +60,7 @@ def test_run_svm_picks_the_informative_setting():
 def test_unnormalised_kernel_is_scaled_by_the_mean_training_self_similarity():
     from sklearn.svm import SVC
 
-    from kernbench.experiments.anygram import kernel_scale
+    from kernbench.papers.anygram.experiment import kernel_scale
 
     rng = np.random.default_rng(7)
     sizes = {"train": 80, "dev": 40, "test": 40}
@@ -140,7 +140,7 @@ def test_gram_command_names_a_bad_embeddings_file(tmp_path, capsys):
 
 
 def test_c_grid_fitted_in_threads_chooses_and_predicts_as_the_serial_fit():
-    from kernbench.models.svm import KernelSet, select_on_dev
+    from kernbench.learners.svm import KernelSet, select_on_dev
 
     rng = np.random.default_rng(8)
     x = {s: rng.normal(size=(n, 6)) for s, n in (("train", 150), ("dev", 60), ("test", 60))}

@@ -10,7 +10,7 @@ import pytest
 
 from kernbench.cli import main
 from kernbench.data import sst
-from kernbench.experiments.anygram import primal_features, run_primal, run_svm
+from kernbench.papers.anygram.experiment import primal_features, run_primal, run_svm
 from kernbench.kernels.anygram import anygram_diag, anygram_gram
 from kernbench.kernels.anygram_encoding import TokenEncoder
 from kernbench.kernels.anygram_features import anygram_features

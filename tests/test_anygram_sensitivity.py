@@ -8,8 +8,8 @@ import pytest
 
 from kernbench.data.semeval14 import dev_mask
 from kernbench.errors import DataError
-from kernbench.experiments import anygram_sensitivity as sens
-from kernbench.experiments.anygram import compute_grams, run_svm
+from kernbench.papers.anygram import sensitivity as sens
+from kernbench.papers.anygram.experiment import compute_grams, run_svm
 from kernbench.kernels.anygram_encoding import TokenEncoder
 
 

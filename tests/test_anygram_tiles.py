@@ -8,7 +8,7 @@ import pytest
 
 from kernbench.cache import load_dense
 from kernbench.cli import main
-from kernbench.experiments.anygram import (
+from kernbench.papers.anygram.experiment import (
     TILE_QUANTUM,
     check_tile_rows,
     compute_gram_tile,

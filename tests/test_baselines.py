@@ -11,7 +11,7 @@ from sklearn.metrics import accuracy_score
 from kernbench.catalog import DATASETS
 from kernbench.data import reuters, reviews, semeval14
 from kernbench.data.prepare import subsample
-from kernbench.experiments.baselines import run_baseline
+from kernbench.baselines import run_baseline
 from kernbench.metrics import ordinal_scores
 
 PARAMS = {"C": [0.1, 1.0], "reuters_C": 1.0, "svr_epsilon": 0.0, "min_df": 1, "sublinear_tf": False}

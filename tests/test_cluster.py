@@ -21,7 +21,7 @@ import pytest
 from mlflow.entities import ViewType
 from mlflow.tracking import MlflowClient
 
-from kernbench.tracking import default_tracking_uri
+from kernbench.report.tracking import default_tracking_uri
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.cluster

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from kernbench.compare import compare_results
+from kernbench.report.compare import compare_results
 from kernbench.errors import DataError
-from kernbench.reference import store_reference
-from kernbench.tables import COLUMNS, write_table
+from kernbench.report.reference import store_reference
+from kernbench.report.tables import COLUMNS, write_table
 from tests.conftest import REPO_ROOT
 
 REFERENCE = REPO_ROOT / "results" / "reference" / "smoke"
@@ -32,7 +32,7 @@ def ci_tolerance() -> float:
 
 
 def write_run(target, profile: str = "smoke"):
-    """A results directory with tables in the format the workflow writes (:func:`kernbench.tables.write_table`)."""
+    """A results directory with tables in the format the workflow writes (:func:`kernbench.report.tables.write_table`)."""
     nan = float("nan")
     anygram = pd.DataFrame(
         [["semeval14_laptop", "AGKsm", "dev", "accuracy", 69.4915, 63.5593, 75.0, 62.47, 7.0215, nan, 1],

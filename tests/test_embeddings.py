@@ -81,7 +81,7 @@ def test_kernels_and_lstms_look_tokens_up_as_the_vectors_are_cased(tmp_path, sou
 
     from kernbench.cli import main
     from kernbench.kernels.anygram_encoding import TokenEncoder
-    from kernbench.models.lstm import embedding_matrix, encode_tokens
+    from kernbench.papers.anygram.lstm import embedding_matrix, encode_tokens
 
     sha = _vectors_file(tmp_path / "mirror", "vectors.txt", lines)
     sentence = ["Good", "fast", "Service", "good", "service"]

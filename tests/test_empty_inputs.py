@@ -81,7 +81,7 @@ def test_fisher_features_of_an_empty_document(kind, weighting):
 
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_lstm_predicts_finite_probabilities_for_an_empty_sentence(bidirectional):
-    from kernbench.models import lstm
+    from kernbench.papers.anygram import lstm
 
     lstm.configure_tensorflow(1)
     embeddings = lstm.embedding_matrix(VECTORS.astype(np.float32))

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kernbench.tracking import TrackingError, default_tracking_uri, log_records
+from kernbench.report.tracking import TrackingError, default_tracking_uri, log_records
 from tests.conftest import REPO_ROOT
 
 

@@ -10,11 +10,11 @@ import pytest
 from sklearn.metrics import average_precision_score
 
 from kernbench.cli import main
-from kernbench.experiments.fisher import run_category
-from kernbench.experiments.fisher_sensitivity import sensitivity_rows
+from kernbench.papers.fisher.experiment import run_category
+from kernbench.papers.fisher.sensitivity import sensitivity_rows
 from kernbench.metrics import thresholded_average_precision
 from kernbench.records import load_record
-from kernbench.sensitivity import COLUMNS, write_rows
+from kernbench.report.sensitivity import COLUMNS, write_rows
 from tests.test_fisher_cli import PARAMS, SVM, _corpus
 
 CATEGORIES = ["grain", "money-fx"]
@@ -91,7 +91,7 @@ def test_documents_loss_and_state_length_rows(main_run):
 
 def test_loss_row_value_is_the_hinge_svm_on_the_cached_features(main_run):
     frame, records, caches = main_run
-    from kernbench.experiments.fisher import load_features
+    from kernbench.papers.fisher.experiment import load_features
 
     x_train, x_test, train_ids, test_ids = load_features(caches["ngram-ln"])
     labels = frame.set_index("id")["label"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from kernbench.gaps import gap_rows, gaps_markdown
-from kernbench.results_summary import results_markdown
-from kernbench.sensitivity import COLUMNS
+from kernbench.report.gaps import gap_rows, gaps_markdown
+from kernbench.report.results_summary import results_markdown
+from kernbench.report.sensitivity import COLUMNS
 
 
 def _table(path, table, rows):

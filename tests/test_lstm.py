@@ -12,7 +12,7 @@ import yaml
 
 from kernbench.cli import main
 from kernbench.errors import KernbenchError
-from kernbench.models import lstm
+from kernbench.papers.anygram import lstm
 from tests.conftest import glove_for
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kernbench.ordinal.scores import (
+from kernbench.papers.ordinal.scores import (
     feature_order,
     igor_scores,
     nc_table,

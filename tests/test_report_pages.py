@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from kernbench.errors import DataError
-from kernbench.report_pages import display_frame, front_page_rst, table_page, write_table_page
+from kernbench.report.pages import display_frame, front_page_rst, table_page, write_table_page
 
 TABLE = pd.DataFrame(
     {
@@ -98,7 +98,7 @@ def _anygram_table():
 
 
 def test_accuracy_panels_share_a_y_axis_from_zero_and_draw_every_interval():
-    from kernbench.figures import accuracy_figure
+    from kernbench.report.figures import accuracy_figure
 
     fig = accuracy_figure(_anygram_table())
     left, right = fig.axes
@@ -112,7 +112,7 @@ def test_accuracy_panels_share_a_y_axis_from_zero_and_draw_every_interval():
 
 
 def test_fisher_axis_starts_at_zero_and_carries_the_intervals():
-    from kernbench.figures import fisher_figure
+    from kernbench.report.figures import fisher_figure
 
     rows = [
         {"dataset": c, "system": s, "split": "test", "metric": m, "value": 90.0 + i, "ci_low": 85.0 + i,
@@ -133,7 +133,7 @@ def test_fisher_axis_starts_at_zero_and_carries_the_intervals():
 def test_throughput_title_names_every_dataset_measured(tmp_path, monkeypatch):
     import matplotlib.image
 
-    from kernbench import figures
+    from kernbench.report import figures
 
     frame = pd.DataFrame({
         "dataset": ["sst", "sst", "semeval14_laptop"], "kernel": ["AGKsm", "AGKsm", "NGTKsm"],
@@ -151,7 +151,7 @@ def test_throughput_title_names_every_dataset_measured(tmp_path, monkeypatch):
 def test_missing_metadata_warnings_become_one_note_and_other_warnings_pass():
     import logging
 
-    from kernbench.report_logging import MissingMetadataNote
+    from kernbench.report.missing_metadata import MissingMetadataNote
 
     seen = []
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from kernbench.errors import DataError
-from kernbench.results_summary import END, START, results_markdown, update_readme
+from kernbench.report.results_summary import END, START, results_markdown, update_readme
 
 
 def _anygram_table(path):

@@ -9,8 +9,8 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from kernbench.records import flat_metrics, make_run_key
-from kernbench.tables import build_table, load_paper_values, write_table
-from kernbench.tracking import default_tracking_uri, log_records
+from kernbench.report.tables import build_table, load_paper_values, write_table
+from kernbench.report.tracking import default_tracking_uri, log_records
 
 PAPER_VALUES = "workflow/paper_results.yaml"
 

@@ -13,9 +13,9 @@ from sklearn import metrics as skm
 
 from kernbench.metrics import precision_at_positive_predictions, thresholded_average_precision
 from kernbench.records import flat_metrics, make_run_key
-from kernbench.significance import compare_systems
-from kernbench.tables import build_table, load_paper_values, to_markdown
-from kernbench.uncertainty import METRICS, bootstrap_interval, metric_value, paired_comparison
+from kernbench.report.significance import compare_systems
+from kernbench.report.tables import build_table, load_paper_values, to_markdown
+from kernbench.report.uncertainty import METRICS, bootstrap_interval, metric_value, paired_comparison
 from tests.conftest import REPO_ROOT
 
 LIBRARY = {

@@ -75,7 +75,7 @@ def _cmd_baseline(args) -> None:
     import pandas as pd
 
     from kernbench.catalog import DATASETS
-    from kernbench.experiments.baselines import run_baseline
+    from kernbench.baselines import run_baseline
     from kernbench.fileio import write_json_atomic, write_parquet_atomic
     from kernbench.records import make_record
 
@@ -106,7 +106,7 @@ def _cmd_track(args) -> None:
     import pandas as pd
 
     from kernbench.fileio import write_text_atomic
-    from kernbench.tracking import default_tracking_uri, log_records
+    from kernbench.report.tracking import default_tracking_uri, log_records
 
     uri = args.tracking_uri or default_tracking_uri(args.results_dir)
     manifest = log_records(
@@ -120,7 +120,7 @@ def _cmd_track(args) -> None:
 
 
 def _cmd_tables(args) -> None:
-    from kernbench.tables import build_table, load_paper_values, write_table
+    from kernbench.report.tables import build_table, load_paper_values, write_table
 
     frame = build_table(args.records, load_paper_values(args.paper_values), resamples=args.resamples, seed=args.seed)
     write_table(frame, args.csv, args.md, md_subset=json.loads(args.md_subset))
@@ -129,7 +129,7 @@ def _cmd_tables(args) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``kernbench`` command."""
-    from kernbench.commands import add_plumbing, add_run_arguments
+    from kernbench.runs import add_plumbing, add_run_arguments
 
     parser = argparse.ArgumentParser(
         prog="kernbench",
@@ -212,15 +212,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+COMMAND_MODULES = (
+    "kernbench.papers.anygram.commands",
+    "kernbench.papers.anygram.lstm_commands",
+    "kernbench.papers.anygram.sensitivity_commands",
+    "kernbench.papers.fisher.commands",
+    "kernbench.papers.ordinal.commands",
+    "kernbench.report.commands",
+    "kernbench.report.figure_commands",
+    "kernbench.report.reference_commands",
+    "kernbench.report.results_commands",
+    "kernbench.report.sensitivity_commands",
+    "kernbench.report.significance_commands",
+)
+
+
 def _command_modules():
-    """Modules of :mod:`kernbench.commands`, each adding its subcommands through ``register(subparsers)``."""
+    """Modules that add subcommands through ``register(subparsers)``."""
     import importlib
-    import pkgutil
 
-    import kernbench.commands
-
-    names = sorted(m.name for m in pkgutil.iter_modules(kernbench.commands.__path__))
-    return [importlib.import_module(f"kernbench.commands.{name}") for name in names]
+    return [importlib.import_module(name) for name in COMMAND_MODULES]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,7 +35,7 @@ def closing_message(results_dir: str, *, profile: str, tracking_uri: str, bin_di
     str
         A few lines, ending with a newline.
     """
-    from kernbench.tracking import default_tracking_uri
+    from kernbench.report.tracking import default_tracking_uri
 
     results = Path(results_dir)
     overrides = ([f"profile={profile}"] if profile != "full" else []) + [f"results_dir={results_dir}"]

@@ -1,8 +1,8 @@
 # Any-gram kernels and NGTK of Kaljahi & Foster (Table 3 kernel rows): cached Gram jobs, SVC jobs, throughput.
-from kernbench.experiments.anygram import gram_files as anygram_gram_files
-from kernbench.experiments.anygram import planned_runs as anygram_runs
-from kernbench.experiments.anygram import tile_files as anygram_tile_files
-from kernbench.experiments.anygram_sensitivity import sensitivity_jobs as anygram_sensitivity_jobs
+from kernbench.papers.anygram.experiment import gram_files as anygram_gram_files
+from kernbench.papers.anygram.experiment import planned_runs as anygram_runs
+from kernbench.papers.anygram.experiment import tile_files as anygram_tile_files
+from kernbench.papers.anygram.sensitivity import sensitivity_jobs as anygram_sensitivity_jobs
 
 ANYGRAM = config["anygram"]
 ANYGRAM_CACHE = f"{RESULTS}/cache/anygram"

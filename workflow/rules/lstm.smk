@@ -1,6 +1,6 @@
 # UniLSTM / BiLSTM baselines of the any-gram paper (Section 5.2, Table 4): one job per (dataset, system, seed).
-from kernbench.models.lstm import planned_runs as lstm_runs
-from kernbench.models.lstm import resolve_settings as resolve_lstm_settings
+from kernbench.papers.anygram.lstm import planned_runs as lstm_runs
+from kernbench.papers.anygram.lstm import resolve_settings as resolve_lstm_settings
 
 
 TABLE_RECORDS.setdefault("anygram", []).extend(

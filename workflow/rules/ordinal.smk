@@ -1,4 +1,4 @@
-from kernbench.ordinal import SLUGS
+from kernbench.papers.ordinal import SLUGS
 
 # Feature selection for ordinal text classification (Baccianella et al.): one job per (dataset, system),
 # then a Figure-1-style plot per dataset, the `ordinal` table and the claims table.

@@ -2,7 +2,7 @@
 # Included last: the table list is read from EXTRA_TARGETS, which the other rule files fill.
 import logging
 
-from kernbench.report_logging import MissingMetadataNote
+from kernbench.report.missing_metadata import MissingMetadataNote
 
 
 REPORT_TABLES = [

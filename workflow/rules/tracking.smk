@@ -1,4 +1,4 @@
-from kernbench.significance import COMPARISONS
+from kernbench.report.significance import COMPARISONS
 
 SIGNIFICANCE_PAPERS = sorted(COMPARISONS)
 

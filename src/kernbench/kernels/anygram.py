@@ -59,7 +59,7 @@ _CHUNK = 256
 #: Pairs per task of the west fast path (one task builds one sentence's match masks).
 _WEST_TASK = 4096
 #: Rows and columns of one GEMM of the wess map: wide enough for BLAS, narrow enough in sentence length.
-#: Row tiles of a Gram matrix (kernbench.experiments.anygram) are multiples of _WESS_ROWS.
+#: Row tiles of a Gram matrix (kernbench.papers.anygram.experiment) are multiples of _WESS_ROWS.
 _WESS_ROWS, _WESS_COLS = 256, 256
 
 

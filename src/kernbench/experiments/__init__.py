@@ -1,1 +1,0 @@
-"""Experiments: each turns a prepared dataset into metrics and predictions."""

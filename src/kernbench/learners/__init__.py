@@ -1,0 +1,1 @@
+"""Learners shared by the papers."""

@@ -1,1 +1,0 @@
-"""Learners shared by the experiments: SVMs on precomputed kernels and Keras LSTMs."""

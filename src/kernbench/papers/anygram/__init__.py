@@ -1,0 +1,1 @@
+"""Kaljahi & Foster, *Any-gram kernels for sentence classification*: Table 3 (kernels and LSTMs)."""

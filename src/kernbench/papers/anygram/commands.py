@@ -1,0 +1,307 @@
+"""``kernbench anygram-gram`` / ``anygram-svm``: any-gram kernel Gram matrices, then SVC on them."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import re
+import time
+from pathlib import Path
+
+from kernbench.runs import add_plumbing, add_run_arguments
+
+log = logging.getLogger("kernbench")
+
+_KERNEL = re.compile(r"^(?P<system>[A-Za-z]+)_lam(?P<lam>[0-9.e+-]+?)(?:_theta(?P<theta>[0-9.e+-]+))?$")
+
+
+def parse_kernel_name(name: str) -> tuple[str, float, float | None]:
+    """Invert :func:`kernbench.papers.anygram.experiment.kernel_name`: ``(system, lam, theta)``."""
+    from kernbench.errors import DataError
+    from kernbench.papers.anygram.experiment import SYSTEMS, uses_theta
+
+    match = _KERNEL.match(name)
+    if not match or match["system"] not in SYSTEMS:
+        raise DataError(f"kernel name {name!r} is not <system>_lam<lam>[_theta<theta>] with a known system")
+    system, theta = match["system"], match["theta"]
+    if uses_theta(system) != (theta is not None):
+        raise DataError(f"kernel name {name!r}: {system} {'needs' if uses_theta(system) else 'takes no'} theta")
+    return system, float(match["lam"]), None if theta is None else float(theta)
+
+
+def set_threads(threads: int) -> None:
+    """Make numba's parallel loops and BLAS use ``threads`` threads."""
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+    threadpool_limits(threads)
+
+
+def _cmd_gram(args) -> None:
+    import pandas as pd
+
+    from kernbench.cache import save_dense
+    from kernbench.papers.anygram.experiment import SPLITS, compute_grams
+    from kernbench.kernels.anygram_encoding import TokenEncoder
+
+    set_threads(args.threads)
+    system, lam, theta = parse_kernel_name(args.kernel)
+    frame = pd.read_parquet(args.prepared)
+    encoder = TokenEncoder.from_npz(args.embeddings)
+    started = time.perf_counter()
+    grams = compute_grams(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=not args.cased_sm)
+    elapsed = time.perf_counter() - started
+    out_dir = Path(args.out_dir)
+    for split in SPLITS:
+        gram, diag = grams[split]
+        save_dense(out_dir / f"{split}.npz", gram)
+        save_dense(out_dir / f"{split}_diag.npz", diag)
+    log.info(
+        "%s %s: Gram matrices %s in %.1f s",
+        args.dataset,
+        args.kernel,
+        {s: grams[s][0].shape for s in SPLITS},
+        elapsed,
+    )
+
+
+def _cmd_gram_tile(args) -> None:
+    import pandas as pd
+
+    from kernbench.cache import save_dense
+    from kernbench.papers.anygram.experiment import check_tile_rows, compute_gram_tile
+    from kernbench.kernels.anygram_encoding import TokenEncoder
+
+    set_threads(args.threads)
+    check_tile_rows(args.tile_rows)
+    system, lam, theta = parse_kernel_name(args.kernel)
+    frame = pd.read_parquet(args.prepared)
+    encoder = TokenEncoder.from_npz(args.embeddings)
+    start = args.tile * args.tile_rows
+    n_rows = int((frame["split"] == args.split).sum())
+    if start >= max(n_rows, 1):
+        raise ValueError(f"tile {args.tile} of {args.tile_rows} rows starts past the {n_rows} {args.split} rows")
+    stop = min(start + args.tile_rows, n_rows)
+    started = time.perf_counter()
+    tile = compute_gram_tile(
+        frame, encoder, system=system, lam=lam, theta=theta, split=args.split, start=start, stop=stop,
+        lowercase_sm=not args.cased_sm,
+    )
+    save_dense(args.out, tile)
+    log.info("%s %s: %s rows %d:%d, %s in %.1f s", args.dataset, args.kernel, args.split, start, stop,
+             tile.shape, time.perf_counter() - started)
+
+
+def _cmd_gram_assemble(args) -> None:
+    import numpy as np
+    import pandas as pd
+
+    from kernbench.cache import load_dense, save_dense
+    from kernbench.errors import DataError
+    from kernbench.papers.anygram.experiment import SPLITS, compute_diags
+    from kernbench.kernels.anygram_encoding import TokenEncoder
+
+    set_threads(args.threads)
+    system, lam, theta = parse_kernel_name(args.kernel)
+    frame = pd.read_parquet(args.prepared)
+    n_train = int((frame["split"] == "train").sum())
+    grams = {}
+    for split in SPLITS:
+        tiles = sorted(
+            (Path(t) for t in args.tiles if Path(t).name.startswith(f"{split}_")),
+            key=lambda t: int(t.stem.rsplit("_", 1)[1]),
+        )
+        gram = np.vstack([load_dense(t) for t in tiles]) if tiles else np.zeros((0, n_train))
+        expected = (int((frame["split"] == split).sum()), n_train)
+        if gram.shape != expected:
+            raise DataError(f"{args.kernel} {split}: tiles {[t.name for t in tiles]} give {gram.shape}, expected {expected}")
+        grams[split] = gram
+    diags = compute_diags(
+        frame, TokenEncoder.from_npz(args.embeddings), system=system, lam=lam, theta=theta,
+        lowercase_sm=not args.cased_sm,
+    )
+    out_dir = Path(args.out_dir)
+    for split in SPLITS:
+        save_dense(out_dir / f"{split}.npz", grams[split])
+        save_dense(out_dir / f"{split}_diag.npz", diags[split])
+    log.info("%s %s: assembled %s from %d tiles", args.dataset, args.kernel, {s: g.shape for s, g in grams.items()},
+             len(args.tiles))
+
+
+def _load_grams(directory: Path) -> dict:
+    from kernbench.cache import load_dense
+    from kernbench.papers.anygram.experiment import SPLITS
+
+    return {
+        split: (load_dense(directory / f"{split}.npz"), load_dense(directory / f"{split}_diag.npz")) for split in SPLITS
+    }
+
+
+def _cmd_svm(args) -> None:
+    import pandas as pd
+
+    from kernbench.catalog import DATASETS
+    from kernbench.papers.anygram.experiment import run_svm
+
+    set_threads(args.threads)
+    spec = DATASETS[args.dataset]
+    settings = json.loads(args.settings)
+    frame = pd.read_parquet(args.prepared)
+    grams = {}
+    for directory in args.grams:
+        system, lam, theta = parse_kernel_name(Path(directory).name)
+        if system != args.system:
+            raise ValueError(f"{directory}: Gram matrices of {system}, not {args.system}")
+        grams[theta] = functools.partial(_load_grams, Path(directory))  # loaded when its turn comes
+    started = time.perf_counter()
+    result = run_svm(
+        frame, grams, C_grid=settings["C"], normalize_options=settings["normalize"], dataset=spec.name,
+        n_jobs=args.threads,
+    )
+    elapsed = time.perf_counter() - started
+    key_params = {
+        "lam": lam,
+        "theta_grid": sorted(t for t in grams if t is not None),
+        "C_grid": settings["C"],
+        "normalize_options": settings["normalize"],
+        "seed": args.seed,
+        "profile": args.profile,
+    }
+    record = _write_outputs(args, spec, key_params, result, timings={"svm_select_fit_predict": elapsed})
+    log.info("%s %s: chose %s; %s", spec.name, args.system, result.chosen, record["metrics"])
+
+
+def _cmd_primal(args) -> None:
+    import pandas as pd
+
+    from kernbench.catalog import DATASETS
+    from kernbench.papers.anygram.experiment import primal_features, run_primal
+    from kernbench.kernels.anygram_encoding import TokenEncoder
+
+    set_threads(args.threads)
+    spec = DATASETS[args.dataset]
+    settings = json.loads(args.settings)
+    frame = pd.read_parquet(args.prepared)
+    encoder = TokenEncoder.from_npz(args.embeddings)
+    started = time.perf_counter()
+    features = primal_features(
+        frame, encoder, system=args.system, lam=settings["lam"], lowercase_sm=settings.get("lowercase_sm", True)
+    )
+    mapped = time.perf_counter()
+    result = run_primal(
+        frame, features, C_grid=settings["C"], normalize_options=settings["normalize"], dataset=spec.name,
+        seed=args.seed, n_jobs=args.threads,
+    )
+    trained = time.perf_counter()
+    key_params = {
+        "lam": settings["lam"],
+        "lowercase_sm": settings.get("lowercase_sm", True),
+        "training": "primal",
+        "C_grid": settings["C"],
+        "normalize_options": settings["normalize"],
+        "seed": args.seed,
+        "profile": args.profile,
+    }
+    record = _write_outputs(
+        args, spec, key_params, result, timings={"feature_map": mapped - started, "svm_select_fit_predict": trained - mapped},
+        extra_params={"n_features": int(features["train"].shape[1])},
+    )
+    log.info("%s %s (primal): chose %s; %s", spec.name, args.system, result.chosen, record["metrics"])
+
+
+def _write_outputs(args, spec, key_params: dict, result, *, timings: dict, extra_params: dict | None = None) -> dict:
+    """Predictions, confusion matrices and the run record of an SVM job; returns the record."""
+    from kernbench.fileio import write_json_atomic, write_parquet_atomic, write_text_atomic
+    from kernbench.records import make_record
+
+    write_parquet_atomic(args.predictions, result.predictions)
+    write_text_atomic(args.confusion, confusion_frame(result.confusion).to_csv(index=False))
+    record = make_record(
+        paper=spec.paper,
+        dataset=spec.name,
+        system=args.system,
+        key_params=key_params,
+        params={**key_params, "chosen": result.chosen, "dev_accuracy_grid": result.dev_scores, **(extra_params or {})},
+        rows=result.rows,
+        timings=timings,
+        predictions=args.predictions,
+        artifacts=[args.confusion],
+        threads=args.threads,
+    )
+    write_json_atomic(args.record, record)
+    return record
+
+
+def confusion_frame(confusion: dict):
+    """Long-format confusion matrices: one row per (split, true label, predicted label) with its count."""
+    import pandas as pd
+
+    rows = [
+        {"split": split, "y_true": t, "y_pred": p, "count": int(count)}
+        for split, cm in confusion.items()
+        for t, counts in zip(cm["labels"], cm["matrix"])
+        for p, count in zip(cm["labels"], counts)
+    ]
+    return pd.DataFrame(rows, columns=["split", "y_true", "y_pred", "count"])
+
+
+def register(subparsers) -> None:
+    """Add the ``anygram-gram``, ``-gram-tile``, ``-gram-assemble``, ``-svm`` and ``-primal`` subcommands."""
+    p = add_plumbing(subparsers, "anygram-gram", "any-gram / NGTK Gram matrices (train, dev, test x train)")
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--kernel", required=True, help="<system>_lam<lam>[_theta<theta>], e.g. AGKwest_lam0.4_theta0.8")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
+    p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
+    p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
+    p.set_defaults(func=_cmd_gram)
+
+    p = add_plumbing(subparsers, "anygram-gram-tile", "one row tile of an any-gram / NGTK Gram matrix (split x train)")
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--kernel", required=True, help="as for anygram-gram")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    p.add_argument("--split", required=True, choices=["train", "dev", "test"], help="split whose rows the tile holds")
+    p.add_argument("--tile", type=int, required=True, help="tile index: rows tile*tile_rows up to the next tile")
+    p.add_argument("--tile-rows", type=int, required=True, help="rows per tile (a multiple of the GEMM row block)")
+    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
+    p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
+    p.add_argument("--out", required=True, help="tile .npz to write")
+    p.set_defaults(func=_cmd_gram_tile)
+
+    p = add_plumbing(subparsers, "anygram-gram-assemble", "stack row tiles into the Gram matrices of anygram-gram")
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--kernel", required=True, help="kernel directory name: <system>_lam<lam>[_theta<theta>]")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    p.add_argument("--tiles", nargs="+", required=True, help="<split>_<tile>.npz files of every split")
+    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
+    p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
+    p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
+    p.set_defaults(func=_cmd_gram_assemble)
+
+    p = add_plumbing(subparsers, "anygram-svm", "SVC on precomputed any-gram kernels; theta/normalisation/C on dev")
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--system", required=True, help="system name, as in the paper's table")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--grams", nargs="+", required=True, help="Gram directories, one per theta")
+    p.add_argument("--settings", required=True, help='JSON {"C": [...], "normalize": [...]}')
+    add_run_arguments(p)
+    p.add_argument("--confusion", required=True, help="CSV of the dev and test confusion matrices")
+    p.set_defaults(func=_cmd_svm)
+
+    p = add_plumbing(
+        subparsers, "anygram-primal", "AGKsm / AGKwess as a linear SVM on explicit feature maps (no Gram matrix)"
+    )
+    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--system", required=True, choices=["AGKsm", "AGKwess"], help="system name, as in the paper's table")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    p.add_argument("--settings", required=True,
+                   help='JSON {"lam": ..., "C": [...], "normalize": [...], "lowercase_sm": true}')
+    add_run_arguments(p)
+    p.add_argument("--confusion", required=True, help="CSV of the dev and test confusion matrices")
+    p.set_defaults(func=_cmd_primal)

@@ -1,0 +1,102 @@
+"""``kernbench lstm``: train one UniLSTM / BiLSTM (dataset, system, seed) and write its run record."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from kernbench.runs import add_plumbing, add_run_arguments
+
+log = logging.getLogger("kernbench")
+
+
+def save_model_atomic(model, target: str | Path) -> None:
+    """Save a Keras model to ``target`` (``.keras``), replacing it only once the file is complete."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp_dir = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    try:
+        tmp = tmp_dir / "model.keras"
+        model.save(tmp)
+        os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+
+
+def _cmd_lstm(args) -> None:
+    import pandas as pd
+
+    from kernbench.catalog import DATASETS
+    from kernbench.data.embeddings import load_embeddings
+    from kernbench.errors import DataError
+    from kernbench.fileio import write_json_atomic, write_parquet_atomic
+    from kernbench.papers.anygram.lstm import HYPERPARAMETERS, configure_tensorflow, train_lstm
+    from kernbench.records import make_record
+
+    started, cpu_started = time.perf_counter(), time.process_time()
+    configure_tensorflow(args.threads)
+    spec = DATASETS[args.dataset]
+    settings = json.loads(args.settings)
+    missing = [k for k in (*HYPERPARAMETERS, "max_epochs", "patience") if k not in settings]
+    if missing:
+        raise DataError(f"--settings lacks {', '.join(missing)}")
+    frame = pd.read_parquet(args.prepared)
+    emb = load_embeddings(args.embeddings)
+    vectors = emb.vectors
+    result = train_lstm(
+        frame, emb.words, vectors, cased=emb.cased, system=args.system, settings=settings, seed=args.seed,
+        dataset=spec.name,
+    )
+
+    key_params = {**settings, "seed": args.seed, "profile": args.profile, "embedding_dim": int(vectors.shape[1])}
+    write_parquet_atomic(args.predictions, result.predictions)
+    save_model_atomic(result.model, args.model)
+    record = make_record(
+        paper=spec.paper,
+        dataset=spec.name,
+        system=args.system,
+        key_params=key_params,
+        params={**key_params, "best_epoch": result.best_epoch, "epochs_trained": len(result.curves["loss"])},
+        rows=result.rows,
+        curves=result.curves,
+        timings={
+            **result.timings,
+            "total": time.perf_counter() - started,
+            "cpu": time.process_time() - cpu_started,  # all threads, this command without the interpreter start-up
+        },
+        predictions=args.predictions,
+        artifacts=[args.model],
+        threads=args.threads,
+    )
+    write_json_atomic(args.record, record)
+    log.info(
+        "%s %s seed %d: best epoch %d of %d, %s, %.1f s training",
+        spec.name,
+        args.system,
+        args.seed,
+        result.best_epoch,
+        len(result.curves["loss"]),
+        record["metrics"],
+        result.timings["train"],
+    )
+
+
+def register(subparsers) -> None:
+    """Add the ``lstm`` subcommand."""
+    from kernbench.catalog import TOKENISED
+
+    p = add_plumbing(subparsers, "lstm", "train a UniLSTM / BiLSTM baseline and write its run record")
+    p.add_argument("--dataset", required=True, choices=TOKENISED, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--system", required=True, choices=["UniLSTM", "BiLSTM"],
+                   help="system name, as in the paper's table")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--embeddings", required=True, help="npz with `words`, `vectors` and `cased`")
+    p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs and patience")
+    add_run_arguments(p)
+    p.add_argument("--model", required=True, help="where to save the trained model (.keras)")
+    p.set_defaults(func=_cmd_lstm)

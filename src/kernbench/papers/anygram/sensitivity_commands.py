@@ -1,0 +1,127 @@
+"""``kernbench anygram-sensitivity`` / ``lstm-sensitivity``: sensitivity rows of Table 3 of the any-gram paper."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+
+from kernbench.runs import add_plumbing
+
+log = logging.getLogger("kernbench")
+
+KERNEL_CHOICES = {"lam": "anygram.lam", "dev_split": "semeval14.dev_split_seed", "lowercase_sm": "anygram.lowercase_sm"}
+
+
+def _prepared(args) -> dict:
+    if len(args.prepared) != len(args.datasets):
+        raise ValueError(f"{len(args.prepared)} --prepared files for {len(args.datasets)} --datasets")
+    return dict(zip(args.datasets, args.prepared))
+
+
+def _kernel_predictions(runs_dir: Path, dataset: str, system: str) -> Path:
+    return runs_dir / dataset / "kernels" / f"{system}.predictions.parquet"
+
+
+def _cmd_anygram(args) -> None:
+    import pandas as pd
+
+    from kernbench.papers.anygram.commands import set_threads
+    from kernbench.papers.anygram import sensitivity as sens
+    from kernbench.papers.anygram.experiment import uses_theta
+    from kernbench.kernels.anygram_encoding import TokenEncoder
+    from kernbench.report.sensitivity import write_rows
+
+    set_threads(args.threads)
+    settings = json.loads(args.settings)
+    runs = Path(args.runs_dir)
+    encoder = TokenEncoder.from_npz(args.embeddings)
+    common = {"C_grid": settings["C"], "normalize_options": settings["normalize"], "resamples": args.resamples,
+              "seed": args.seed, "lowercase_sm": settings.get("lowercase_sm", True)}  # fmt: skip
+    rows = []
+    started = time.perf_counter()
+    for dataset, path in _prepared(args).items():
+        frame = pd.read_parquet(path)
+        systems = settings.get("systems", [])
+        preds = {s: _kernel_predictions(runs, dataset, s) for s in systems}
+        if args.choice == "lam":
+            rows += sens.lam_rows(
+                frame, encoder, dataset=dataset, systems=systems, lams=settings["alternatives"],
+                default_lam=settings["lam"], default_predictions=preds, **common,
+            )  # fmt: skip
+        elif args.choice == "lowercase_sm":
+            rows += sens.lowercase_sm_rows(
+                frame, encoder, dataset=dataset, lam=settings["lam"],
+                default_predictions=_kernel_predictions(runs, dataset, "AGKsm"), **common,
+            )  # fmt: skip
+        else:
+            thetas = {
+                s: sens.chosen_theta(runs / dataset / "kernels" / f"{s}.json") for s in systems if uses_theta(s)
+            }
+            rows += sens.dev_split_rows(
+                frame, encoder, dataset=dataset, systems=systems, split_seeds=settings["alternatives"],
+                default_seed=settings["default_seed"], dev_fraction=settings["dev_fraction"], lam=settings["lam"],
+                thetas=thetas, default_predictions=preds, **common,
+            )  # fmt: skip
+    frame = write_rows(rows, args.out)
+    log.info("%s: %d rows in %.1f s\n%s", KERNEL_CHOICES[args.choice], len(frame), time.perf_counter() - started,
+             frame[["dataset", "system", "alternative", "value_default", "value", "delta"]].to_string(index=False))
+
+
+def _cmd_lstm(args) -> None:
+    import pandas as pd
+
+    from kernbench.data.embeddings import load_embeddings
+    from kernbench.papers.anygram.sensitivity import trainable_embeddings_rows
+    from kernbench.papers.anygram.lstm import configure_tensorflow
+    from kernbench.report.sensitivity import write_rows
+
+    configure_tensorflow(args.threads)
+    lstm_config = json.loads(args.settings)
+    runs = Path(args.runs_dir)
+    emb = load_embeddings(args.embeddings)
+    rows = []
+    started = time.perf_counter()
+    for dataset, path in _prepared(args).items():
+        preds = {
+            (system, seed): runs / dataset / "lstm" / f"{system}_seed{seed}.predictions.parquet"
+            for system in lstm_config["systems"]
+            for seed in lstm_config["seeds"]
+        }
+        rows += trainable_embeddings_rows(
+            pd.read_parquet(path), emb, dataset=dataset, systems=lstm_config["systems"], seeds=lstm_config["seeds"],
+            lstm_config=lstm_config, default_predictions=preds, resamples=args.resamples, seed=args.seed,
+        )  # fmt: skip
+    frame = write_rows(rows, args.out)
+    log.info("lstm.trainable_embeddings: %d rows in %.1f s\n%s", len(frame), time.perf_counter() - started,
+             frame[["dataset", "system", "alternative", "value_default", "value", "delta"]].to_string(index=False))
+
+
+def _common(p) -> None:
+    p.add_argument("--datasets", nargs="+", required=True, help="dataset names, as in config.yaml's datasets")
+    p.add_argument("--prepared", nargs="+", required=True, help="prepared parquet of each dataset, in order")
+    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    p.add_argument("--runs-dir", required=True, help="runs/anygram of the main table (the default's predictions)")
+    p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")
+    p.add_argument("--seed", type=int, required=True, help="seed of the paired bootstrap")
+    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
+    p.add_argument("--out", required=True, help="sensitivity CSV of this choice")
+
+
+def register(subparsers) -> None:
+    """Add the ``anygram-sensitivity`` and ``lstm-sensitivity`` subcommands."""
+    p = add_plumbing(subparsers, "anygram-sensitivity", "Table 3 kernel rows under another lam, dev split or casing")
+    p.add_argument("--choice", required=True, choices=sorted(KERNEL_CHOICES),
+                   help="open choice whose alternatives are measured")
+    _common(p)
+    p.add_argument(
+        "--settings", required=True,
+        help='JSON {"lam", "lowercase_sm", "C", "normalize", "systems", "alternatives"} (+ "default_seed", "dev_fraction" for dev_split)',
+    )  # fmt: skip
+    p.set_defaults(func=_cmd_anygram)
+
+    p = add_plumbing(subparsers, "lstm-sensitivity", "Table 3 LSTM rows with the other embedding-layer setting")
+    _common(p)
+    p.add_argument("--settings", required=True, help="JSON: the lstm config block")
+    p.set_defaults(func=_cmd_lstm)

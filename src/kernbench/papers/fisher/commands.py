@@ -1,0 +1,140 @@
+"""``kernbench fisher-features | fisher-svm``: Table 1 of the string/Fisher/FSA kernel paper."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+from kernbench.runs import add_plumbing, add_run_arguments
+
+log = logging.getLogger("kernbench.fisher")
+
+PAPER = "fisher"
+DATASET = "reuters"
+
+
+def _set_threads(threads: int) -> None:
+    import numba
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+
+
+def _cmd_features(args) -> None:
+    import pandas as pd
+
+    from kernbench.papers.fisher.experiment import build_features, save_features
+    from kernbench.fileio import write_json_atomic
+
+    _set_threads(args.threads)
+    params = json.loads(args.params)
+    frame = pd.read_parquet(args.prepared, columns=["id", "split", "label", "text"])
+    started = time.perf_counter()
+    features, train_ids, test_ids = build_features(frame, args.system, params, seed=args.seed)
+    elapsed = time.perf_counter() - started
+    save_features(args.out, features, train_ids, test_ids)
+    info = {
+        **features.info,
+        "system": args.system,
+        "seconds": elapsed,
+        "train_shape": list(features.train.shape),
+        "test_shape": list(features.test.shape),
+        "train_nnz": int(features.train.nnz),
+    }
+    write_json_atomic(args.info, info)
+    log.info("%s features: %s", args.system, info)
+
+
+def _cmd_svm(args) -> None:
+    import pandas as pd
+
+    from kernbench.papers.fisher.experiment import evaluate
+    from kernbench.fileio import write_json_atomic, write_parquet_atomic
+    from kernbench.records import make_record
+
+    params = json.loads(args.params)
+    frame = pd.read_parquet(args.prepared, columns=["id", "split", "label"])
+    started = time.perf_counter()
+    rows, predictions = evaluate(frame, args.features, category=args.category, params=params, seed=args.seed)
+    elapsed = time.perf_counter() - started
+    with open(args.features_info, encoding="utf-8") as handle:
+        features_info = json.load(handle)
+    key_params = {**params, "category": args.category, "seed": args.seed, "profile": args.profile}
+    write_parquet_atomic(args.predictions, predictions)
+    # The c of Eq. 2 the features used (None where unused) and, with fisher.c = cv, its cross-validation.
+    c_params = {k: features_info[k] for k in ("c", "c_cv") if k in features_info}
+    features = {k: v for k, v in features_info.items() if k not in ("seconds", "c", "c_cv")}
+    timings = {"features": features_info["seconds"], "fit_predict": elapsed}
+    if "c_cv" in features_info:
+        timings["c_cv"] = features_info["c_cv"]["seconds"]
+    record = make_record(
+        paper=PAPER,
+        dataset=DATASET,
+        system=args.system,
+        key_params=key_params,
+        params={**key_params, **c_params, "features": features},
+        rows=rows,
+        timings=timings,
+        predictions=args.predictions,
+        threads=args.threads,
+    )
+    write_json_atomic(args.record, record)
+    log.info("%s %s: %s", args.system, args.category, record["metrics"])
+
+
+def _cmd_sensitivity(args) -> None:
+    import pandas as pd
+
+    from kernbench.papers.fisher.sensitivity import sensitivity_rows
+    from kernbench.records import load_record
+    from kernbench.report.sensitivity import write_rows
+
+    params = json.loads(args.params)
+    frame = None
+    if args.choice != "ap_reading":
+        frame = pd.read_parquet(args.prepared, columns=["id", "split", "label", "text"])
+    feature_paths = {}
+    for path in filter(None, args.features or []):
+        system = path.rsplit("/", 1)[-1].removesuffix(".npz")
+        feature_paths[system] = path
+    records = [load_record(p) for p in args.records]
+    rows, seconds = sensitivity_rows(
+        args.choice, frame, records, params, resamples=args.resamples, seed=args.seed, feature_paths=feature_paths
+    )
+    write_rows(rows, args.out)
+    log.info("fisher.%s: %d sensitivity rows in %.1f s", args.choice, len(rows), seconds)
+
+
+def register(subparsers) -> None:
+    """Add the ``fisher-*`` subcommands."""
+    p = add_plumbing(subparsers, "fisher-features", "build and cache one system's Reuters feature matrices")
+    p.add_argument("--system", required=True, help="system name, as in the paper's table")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--params", required=True, help="JSON: the fisher config block")
+    p.add_argument("--seed", type=int, default=None, help="seed of the cross-validation of c (fisher.c = cv)")
+    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
+    p.add_argument("--out", required=True, help=".npz feature cache")
+    p.add_argument("--info", required=True, help="JSON sizes and build time")
+    p.set_defaults(func=_cmd_features)
+
+    p = add_plumbing(subparsers, "fisher-svm", "linear SVM for one (system, category); writes its run record")
+    p.add_argument("--system", required=True, help="system name, as in the paper's table")
+    p.add_argument("--category", required=True, help="Reuters category (one of the top 10)")
+    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    p.add_argument("--features", required=True, help="feature cache (.npz, written by kernbench fisher-features)")
+    p.add_argument("--features-info", required=True, help="JSON sizes of the feature cache (kernbench fisher-features)")
+    p.add_argument("--params", required=True, help='JSON {"C", "loss", "max_iter"}')
+    add_run_arguments(p)
+    p.set_defaults(func=_cmd_svm)
+
+    p = add_plumbing(subparsers, "fisher-sensitivity", "sensitivity rows of one open choice of Table 1")
+    p.add_argument("--choice", required=True, choices=["ap_reading", "c", "documents", "loss", "max_state_length"],
+                   help="open choice whose alternatives are measured")
+    p.add_argument("--records", nargs="*", default=[], help="main fisher-svm run records of the cells covered")
+    p.add_argument("--features", nargs="*", default=[], help="main feature caches <system>.npz (re-used by loss)")
+    p.add_argument("--prepared", help="prepared reuters table (every choice but ap_reading)")
+    p.add_argument("--params", required=True, help="JSON: the fisher config block")
+    p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")
+    p.add_argument("--seed", type=int, required=True, help="seed of the paired bootstrap and the solvers")
+    p.add_argument("--out", required=True, help="CSV of sensitivity rows")
+    p.set_defaults(func=_cmd_sensitivity)

@@ -1,0 +1,32 @@
+"""Feature selection for ordinal text classification (Baccianella, Esuli & Sebastiani).
+
+Modules: :mod:`~kernbench.papers.ordinal.scores` (the seven feature scoring
+functions), :mod:`~kernbench.papers.ordinal.selection` (round robin and reduction
+levels), :mod:`~kernbench.papers.ordinal.runner` (tf-idf, linear epsilon-SVR, tuning
+of ``a`` and the per-level evaluation), :mod:`~kernbench.papers.ordinal.claims`
+(the paper's three claims checked against the curves) and
+:mod:`~kernbench.papers.ordinal.plot` (Figure 1).
+"""
+
+#: Methods in the order of the paper's Figure 1 legend (FFS and Triv are references).
+SELECTION_METHODS = ("Var", "RR(Var)", "PRP", "RR(IGOR)", "Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)")
+NEW_METHODS = ("RR(IGOR)", "Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)")
+BASELINE_METHODS = ("Var", "RR(Var)", "PRP")
+REFERENCE_SYSTEMS = ("FFS", "Triv")
+SYSTEMS = (*REFERENCE_SYSTEMS, *SELECTION_METHODS)
+#: Methods with the IDF exponent ``a``, tuned on dev.
+METHODS_WITH_A = ("Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)")
+
+#: File-name slug of each system (the names hold ``*`` and parentheses).
+SLUGS = {
+    "FFS": "ffs",
+    "Triv": "triv",
+    "Var": "var",
+    "RR(Var)": "rr_var",
+    "PRP": "prp",
+    "RR(IGOR)": "rr_igor",
+    "Var*IDF": "var_idf",
+    "RR(Var*IDF)": "rr_var_idf",
+    "RR(NC*IDF)": "rr_nc_idf",
+}
+SYSTEM_OF_SLUG = {slug: system for system, slug in SLUGS.items()}

@@ -1,0 +1,269 @@
+"""The paper's three claims about Figure 1, checked with paired tests on the reproduced test predictions.
+
+1. The four new methods are superior to the three baselines (Var, RR(Var),
+   PRP) over ``xi in [0.05, 1.0]``.
+2. The four new methods are fairly stable across ``xi in [0.05, 1.0]``.
+3. For ``xi in [0.01, 0.3]`` the new methods even outperform the full
+   feature set (FFS).
+
+A curve lying below another at one level out of thirty is no evidence: the
+answers rest on :func:`kernbench.report.uncertainty.paired_comparison` (paired
+bootstrap over the test reviews, two-sided p-value) at every level of a
+claim's range, by the rules of :func:`evaluate_claims` (also in
+:func:`rules_text`, which the claims table prints).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from kernbench.papers.ordinal import BASELINE_METHODS, NEW_METHODS
+from kernbench.records import load_record
+from kernbench.report.uncertainty import metric_value, paired_comparison
+
+COLUMNS = ["dataset", "claim", "statement", "answer", "evidence"]
+METRIC = "mae_macro"
+
+
+def curves_from_records(record_paths) -> pd.DataFrame:
+    """Test MAE^M of every record row: columns ``dataset, system, xi, value`` (``xi`` blank for Triv)."""
+    rows = []
+    for path in record_paths:
+        record = load_record(path)
+        for row in record["rows"]:
+            if row["split"] == "test" and row["metric"] == "mae_macro":
+                rows.append(
+                    {
+                        "dataset": row["dataset"],
+                        "system": record["system"],
+                        "xi": row.get("xi", np.nan),
+                        "value": row["value"],
+                    }
+                )
+    frame = pd.DataFrame(rows, columns=["dataset", "system", "xi", "value"])
+    return frame.sort_values(["dataset", "system", "xi"], kind="stable").reset_index(drop=True)
+
+
+def items_from_records(record_paths) -> pd.DataFrame:
+    """Test predictions of every record: columns ``dataset, system, xi, id, y_true, y_pred``.
+
+    Raises
+    ------
+    ValueError
+        If a record has no predictions file or the file lacks a column.
+    """
+    frames = []
+    for path in record_paths:
+        record = load_record(path)
+        if not record.get("predictions"):
+            raise ValueError(f"{path}: the record names no predictions file; the claims need the test predictions")
+        items = pd.read_parquet(record["predictions"])
+        missing = {"id", "xi", "y_true", "y_pred"} - set(items.columns)
+        if missing:
+            raise ValueError(f"{record['predictions']}: lacks column(s) {sorted(missing)}")
+        frames.append(items.assign(dataset=record["dataset"], system=record["system"]))
+    columns = ["dataset", "system", "xi", "id", "y_true", "y_pred"]
+    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
+
+
+class _Levels:
+    """The test predictions of one dataset, by system and level, aligned on the review ids."""
+
+    def __init__(self, items: pd.DataFrame):
+        self.ids = np.sort(items["id"].unique())
+        self.curves: dict[str, dict[float, np.ndarray]] = {}
+        truth = None
+        for (system, xi), part in items.groupby(["system", items["xi"].fillna(-1.0)], sort=True):
+            part = part.set_index("id").reindex(self.ids)
+            if part["y_pred"].isna().any():
+                raise ValueError(f"{system} at xi={xi:g} lacks predictions for some test reviews")
+            truth = part["y_true"].to_numpy() if truth is None else truth
+            self.curves.setdefault(system, {})[float(xi)] = part["y_pred"].to_numpy()
+        self.truth = truth
+
+    def levels(self, system: str, bounds) -> list[float]:
+        low, high = bounds
+        return [x for x in sorted(self.curves.get(system, {})) if low - 1e-9 <= x <= high + 1e-9]
+
+    def value(self, system: str, xi: float) -> float:
+        return metric_value(METRIC, self.truth, self.curves[system][xi])
+
+    def ffs(self) -> np.ndarray | None:
+        levels = self.curves.get("FFS", {})
+        return next(iter(levels.values())) if len(levels) == 1 else None
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.4f}"
+
+
+def _compare(data: _Levels, y_a, y_b, settings: dict) -> dict:
+    return paired_comparison(
+        METRIC, data.truth, y_a, y_b, n_resamples=settings["resamples"], seed=settings["seed"]
+    )
+
+
+def _lower(result: dict, alpha: float, margin: float = 0.0) -> bool:
+    """Whether system a is significantly lower (better MAE^M) than b by more than ``margin``."""
+    return result["difference"] < -margin and result["p_bootstrap"] < alpha
+
+
+def _answer(shares: dict, yes: float, partly: float) -> str:
+    if not shares:
+        return "n/a"
+    if min(shares.values()) >= yes:
+        return "yes"
+    return "partly" if max(shares.values()) >= partly else "no"
+
+
+def _claim_superior(data: _Levels, s: dict) -> tuple[str, str]:
+    new = [m for m in NEW_METHODS if data.levels(m, s["superior_range"])]
+    base = [m for m in BASELINE_METHODS if data.levels(m, s["superior_range"])]
+    if not new or not base:
+        return "n/a", "no levels of the new methods and baselines in the range"
+    shares, means = {}, {}
+    for m in new + base:
+        means[m] = float(np.mean([data.value(m, x) for x in data.levels(m, s["superior_range"])]))
+    for n in new:
+        for b in base:
+            common = sorted(set(data.levels(n, s["superior_range"])) & set(data.levels(b, s["superior_range"])))
+            wins = [_lower(_compare(data, data.curves[n][x], data.curves[b][x], s), s["alpha"]) for x in common]
+            shares[(n, b)] = float(np.mean(wins)) if wins else 0.0
+    worst_pair, worst = min(shares.items(), key=lambda item: (item[1], item[0]))
+    best_pair, best = max(shares.items(), key=lambda item: (item[1], item[0]))
+    evidence = (
+        f"{len(data.levels(new[0], s['superior_range']))} levels; mean MAE^M, new: "
+        + ", ".join(f"{m} {_fmt(means[m])}" for m in new)
+        + "; baselines: "
+        + ", ".join(f"{m} {_fmt(means[m])}" for m in base)
+        + f"; significantly lower (p < {s['alpha']:g}) at: weakest pair {worst_pair[0]} vs {worst_pair[1]} "
+        f"{worst:.0%} of the levels, strongest {best_pair[0]} vs {best_pair[1]} {best:.0%}, "
+        f"all pairs {np.mean(list(shares.values())):.0%}"
+    )
+    return _answer(shares, s["yes_share"], s["partly_share"]), evidence
+
+
+def _claim_stable(data: _Levels, s: dict) -> tuple[str, str]:
+    new = [m for m in NEW_METHODS if data.levels(m, s["stable_range"])]
+    if not new:
+        return "n/a", "no levels of the new methods in the range"
+    shares, parts = {}, []
+    for m in new:
+        levels = data.levels(m, s["stable_range"])
+        values = {x: data.value(m, x) for x in levels}
+        best = min(levels, key=lambda x: (values[x], x))
+        # A departure: significantly worse than the method's own best level by more than the tolerance.
+        departures = [
+            x for x in levels
+            if _lower(_compare(data, data.curves[m][best], data.curves[m][x], s), s["alpha"], s["stability_tolerance"])
+        ]
+        shares[m] = 1.0 - len(departures) / len(levels)
+        spread = max(values.values()) - min(values.values())
+        parts.append(f"{m} spread {_fmt(spread)}, departures at {len(departures)}/{len(levels)} levels")
+    stable = [m for m in new if shares[m] >= s["stable_share"]]
+    answer = "yes" if len(stable) == len(new) else ("partly" if stable else "no")
+    return answer, "; ".join(parts)
+
+
+def _claim_beats_ffs(data: _Levels, s: dict) -> tuple[str, str]:
+    ffs = data.ffs()
+    new = [m for m in NEW_METHODS if data.levels(m, s["ffs_range"])]
+    if ffs is None or not new:
+        return "n/a", "FFS or the new methods missing in the range"
+    reference = metric_value(METRIC, data.truth, ffs)
+    shares, parts = {}, []
+    for m in new:
+        levels = data.levels(m, s["ffs_range"])
+        wins = [_lower(_compare(data, data.curves[m][x], ffs, s), s["alpha"]) for x in levels]
+        shares[m] = float(np.mean(wins))
+        best_xi = min(levels, key=lambda x: (data.value(m, x), x))
+        best = data.value(m, best_xi)
+        below = sum(data.value(m, x) < reference for x in levels)
+        parts.append(
+            f"{m} best {_fmt(best)} at xi={best_xi:g} ({(reference - best) / reference:+.1%} vs FFS), "
+            f"below FFS at {below}/{len(levels)} levels, significantly at {sum(wins)}"
+        )
+    return _answer(shares, s["yes_share"], s["partly_share"]), f"FFS {_fmt(reference)}; " + "; ".join(parts)
+
+
+def rules_text(
+    *, alpha: float, yes_share: float, partly_share: float, stable_share: float, stability_tolerance: float, **_
+) -> str:
+    """The rules behind the answers, in words (the claims table's caption)."""
+    return (
+        f"Each comparison is a paired bootstrap on the test reviews at one reduction level (MAE^M, two-sided "
+        f"p < {alpha:g} in the claimed direction). (i) yes: every (new method, baseline) pair is significantly "
+        f"lower at >= {yes_share:.0%} of the levels in the range; partly: some pair at >= {partly_share:.0%}; "
+        f"else no. (ii) a level departs when it is significantly worse than the method's own best level in the "
+        f"range by more than {stability_tolerance:g}; yes: every new method is free of departures at "
+        f">= {stable_share:.0%} of the levels; partly: some are; else no. (iii) yes: every new method is "
+        f"significantly below FFS at >= {yes_share:.0%} of the levels in the range; partly: some method at "
+        f">= {partly_share:.0%}; else no."
+    )
+
+
+def evaluate_claims(
+    items: pd.DataFrame,
+    *,
+    resamples: int,
+    seed: int,
+    superior_range=(0.05, 1.0),
+    stable_range=(0.05, 1.0),
+    stability_tolerance: float = 0.1,
+    ffs_range=(0.01, 0.3),
+    alpha: float = 0.05,
+    yes_share: float = 0.5,
+    partly_share: float = 0.2,
+    stable_share: float = 0.9,
+) -> pd.DataFrame:
+    """Answer the three claims for every dataset, from paired comparisons at every level.
+
+    Rules (``p``: two-sided paired-bootstrap p-value of the MAE^M difference
+    on the test reviews at one level, counted only in the claimed direction):
+
+    (i) a (new method, baseline) pair's share is the fraction of the levels in
+    ``superior_range`` at which the new method is lower with ``p < alpha``;
+    ``yes`` if every pair's share is at least ``yes_share``, ``partly`` if some
+    pair's is at least ``partly_share``, else ``no``.
+    (ii) a level of a new method *departs* if it is worse than the method's
+    best level in ``stable_range`` by more than ``stability_tolerance`` with
+    ``p < alpha``; ``yes`` if every new method is free of departures at no
+    fewer than ``stable_share`` of the levels, ``partly`` if some are, else ``no``.
+    (iii) as (i), each new method against FFS over ``ffs_range``.
+
+    Parameters
+    ----------
+    items : pandas.DataFrame
+        From :func:`items_from_records`.
+    resamples, seed : int
+        Bootstrap resamples and seed of every comparison.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COLUMNS`, one row per dataset and claim.
+    """
+    settings = {
+        "resamples": resamples, "seed": seed, "superior_range": superior_range, "stable_range": stable_range,
+        "stability_tolerance": stability_tolerance, "ffs_range": ffs_range, "alpha": alpha,
+        "yes_share": yes_share, "partly_share": partly_share, "stable_share": stable_share,
+    }
+    statements = [
+        (
+            "i",
+            f"the four new methods beat the three baselines over xi in [{superior_range[0]:g}, {superior_range[1]:g}]",
+            _claim_superior,
+        ),
+        ("ii", f"the four new methods are stable over xi in [{stable_range[0]:g}, {stable_range[1]:g}]", _claim_stable),
+        ("iii", f"the new methods beat FFS in xi in [{ffs_range[0]:g}, {ffs_range[1]:g}]", _claim_beats_ffs),
+    ]
+    rows = []
+    for dataset, part in items.groupby("dataset", sort=True):
+        data = _Levels(part)
+        for claim, statement, check in statements:
+            answer, evidence = check(data, settings)
+            rows.append(
+                {"dataset": dataset, "claim": claim, "statement": statement, "answer": answer, "evidence": evidence}
+            )
+    return pd.DataFrame(rows, columns=COLUMNS)

@@ -1,0 +1,107 @@
+"""Figure 1 of the paper: MAE^M against reduction level, one line per method."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from kernbench.fileio import atomic_path
+from kernbench.papers.ordinal import SELECTION_METHODS
+
+_STYLE = {
+    "Var": {"color": "tab:gray", "marker": "x"},
+    "RR(Var)": {"color": "tab:brown", "marker": "+"},
+    "PRP": {"color": "tab:pink", "marker": "^"},
+    "RR(IGOR)": {"color": "tab:blue", "marker": "o"},
+    "Var*IDF": {"color": "tab:orange", "marker": "s"},
+    "RR(Var*IDF)": {"color": "tab:green", "marker": "D"},
+    "RR(NC*IDF)": {"color": "tab:red", "marker": "v"},
+}
+
+
+def plot_curves(curves: pd.DataFrame, dataset: str, out: str | Path) -> None:
+    """Write :func:`curves_figure` of one dataset to ``out`` (atomically); the format follows its suffix."""
+    fig = curves_figure(curves, dataset)
+    import matplotlib.pyplot as plt
+
+    suffix = Path(out).suffix.lstrip(".") or "png"
+    with atomic_path(out) as tmp:
+        # Fixed metadata so a rerun writes the same bytes.
+        fig.savefig(tmp, format=suffix, metadata={"Software": None} if suffix == "png" else None)
+    plt.close(fig)
+
+
+def curves_figure(curves: pd.DataFrame, dataset: str):
+    """The Figure-1-style plot of one dataset: MAE^M against the reduction level, one line per method.
+
+    The reduction level is on a log axis, so the low levels, where the methods
+    differ most, are not squashed; where ``curves`` has ``ci_low``/``ci_high``,
+    the 95 % interval is drawn as a band around each line.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        ``dataset, system, xi, value`` and optionally ``ci_low, ci_high`` (the
+        test MAE^M rows of ``tables/ordinal.csv``, or
+        :func:`kernbench.papers.ordinal.claims.curves_from_records`).
+    dataset : str
+        Which dataset to draw.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        If ``curves`` has no row of ``dataset``.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    part = curves[curves["dataset"] == dataset]
+    if part.empty:
+        raise ValueError(f"no curves for dataset {dataset!r}")
+    with_ci = {"ci_low", "ci_high"} <= set(part.columns)
+    fig, ax = plt.subplots(figsize=(7.5, 5.0), dpi=120)
+    for name, style, label in (
+        ("FFS", {"color": "black", "linestyle": "--"}, "FFS"),
+        ("Triv", {"color": "black", "linestyle": ":"}, "Triv (3 stars)"),
+    ):
+        reference = part[part["system"] == name]
+        if not reference.empty:
+            ax.axhline(float(reference["value"].iloc[0]), label=label, linewidth=1.2, **style)
+            if with_ci and reference["ci_low"].notna().iloc[0]:
+                ax.axhspan(float(reference["ci_low"].iloc[0]), float(reference["ci_high"].iloc[0]),
+                           color="black", alpha=0.06, linewidth=0)
+    for method in SELECTION_METHODS:
+        line = part[part["system"] == method].sort_values("xi")
+        if not line.empty:
+            percent = 100 * line["xi"]
+            ax.plot(
+                percent,
+                line["value"],
+                label=method,
+                linewidth=1.0,
+                markersize=3,
+                markevery=0.08,  # evenly spaced on the log axis, not by level index
+                **_STYLE[method],
+            )
+            if with_ci:
+                ax.fill_between(percent, line["ci_low"], line["ci_high"], color=_STYLE[method]["color"],
+                                alpha=0.12, linewidth=0)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlabel("Reduction level ξ (% of features kept, log scale)")
+    ax.set_ylabel("Mean absolute error (macro), MAE$^M$")
+    bands = "; bands: 95% bootstrap intervals" if with_ci else ""
+    ax.set_title(f"Baccianella, Esuli & Sebastiani Figure 1 on {dataset}\ntest MAE$^M$, lower is better{bands}",
+                 fontsize="medium")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(ncol=3, fontsize=8)
+    fig.tight_layout()
+    return fig

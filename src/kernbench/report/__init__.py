@@ -1,0 +1,1 @@
+"""Tables, intervals, paired comparisons, the results summary, MLflow tracking and the report pages."""

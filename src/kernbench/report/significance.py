@@ -1,0 +1,187 @@
+"""Paired comparisons between systems on the same test items, from their run records.
+
+* ``anygram`` (Table 3): every pair of systems on each dataset, test accuracy;
+* ``fisher`` (Table 1): every pair of systems on each category, test average precision (the
+  paper's, thresholded at the SVM's decision, and over the whole ranking);
+* ``ordinal`` (Figure 1): each new feature-selection method against each
+  baseline (FFS, the full feature set, and Triv) on each dataset at a few
+  reduction levels, test MAE^M. The baselines are those of Figure 1 (Triv:
+  every review 3 stars), not the baselines table's runs on the same sets.
+
+Each comparison is :func:`kernbench.report.uncertainty.paired_comparison`: the
+difference with its paired bootstrap interval and p-value (and McNemar's for
+accuracy). Systems with several seeds enter with the seed mean of the metric on
+each resample (McNemar is then left blank).
+
+The papers are independent: :func:`comparison_rows` computes one paper's rows
+(a workflow job each), and :func:`comparisons_frame` puts the rows of all of
+them, in paper order, into the table :func:`compare_systems` gives in one go.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from kernbench.progress import progress
+from kernbench.records import load_record
+from kernbench.report.uncertainty import METRICS, paired_comparison
+
+#: paper -> metrics compared (each a key of kernbench.report.uncertainty.METRICS), one row per metric and pair
+COMPARISONS = {
+    "anygram": ("accuracy",),
+    "fisher": ("average_precision", "average_precision_ranking"),
+    "ordinal": ("mae_macro",),
+}
+#: Figure 1's baselines: the full feature set and the trivial classifier.
+ORDINAL_BASELINES = ("FFS", "Triv")
+COLUMNS = [
+    "paper", "dataset", "xi", "metric", "system_a", "system_b", "value_a", "value_b", "difference", "ci_low",
+    "ci_high", "p_bootstrap", "p_mcnemar", "n_items",
+]
+
+
+def _items(record: dict) -> pd.DataFrame:
+    frame = pd.read_parquet(record["predictions"])
+    if "split" in frame:
+        frame = frame[frame["split"] == "test"]
+    return frame
+
+
+def _collect(record_paths, papers=None) -> dict:
+    """``{(paper, dataset, xi, system): [test items of each seed]}`` (dataset = category for Reuters).
+
+    Ordinal records count only when their predictions carry the reduction
+    level ``xi`` (the Figure 1 runs); the baselines table's runs on the same
+    review sets (another ``Triv``: the majority class) are left out. A Figure 1
+    run without a level (Triv, every review 3 stars) is keyed ``xi = None``.
+    """
+    found: dict = {}
+    for path in record_paths:
+        record = load_record(path)
+        if record["paper"] not in (papers or COMPARISONS) or not record.get("predictions"):
+            continue
+        items = _items(record)
+        if record["paper"] == "ordinal" and "xi" not in items:
+            continue
+        groups = [((record["dataset"], None), items)]
+        if "category" in items:
+            groups = [((c, None), g) for c, g in items.groupby("category", sort=True)]
+        elif "xi" in items:
+            groups = [
+                ((record["dataset"], None if pd.isna(x) else float(x)), g)
+                for x, g in items.groupby("xi", sort=True, dropna=False)
+            ]
+        for (dataset, xi), g in groups:
+            found.setdefault((record["paper"], dataset, xi, record["system"]), []).append(g)
+    return found
+
+
+def _ordinal_baseline(found: dict, dataset: str, system: str, xi: float):
+    """Items of an ordinal baseline for the comparisons at level ``xi``.
+
+    The run at that level if there is one, else the run without a level
+    (Triv), else the run at its only level (FFS, at 1.0); None otherwise.
+    """
+    levels = {x: parts for (pp, d, x, s), parts in found.items() if (pp, d, s) == ("ordinal", dataset, system)}
+    if xi in levels:
+        return levels[xi]
+    if None in levels:
+        return levels[None]
+    if len(levels) == 1:
+        return next(iter(levels.values()))
+    return None
+
+
+def _stack(parts: list, ids: np.ndarray, column: str) -> np.ndarray:
+    return np.stack([p.set_index("id").loc[ids, column].to_numpy() for p in parts])
+
+
+def compare_systems(record_paths, *, ordinal_xi, resamples: int, seed: int) -> pd.DataFrame:
+    """Every paired comparison of :data:`COMPARISONS` that the records allow.
+
+    Parameters
+    ----------
+    record_paths : iterable of path-like
+        Run records (with their predictions files).
+    ordinal_xi : sequence of float
+        Reduction levels at which ordinal methods are compared.
+    resamples, seed : int
+        Bootstrap resamples and seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COLUMNS`, one row per comparison, values as fractions
+        (MAE^M in stars), sorted.
+    """
+    return comparisons_frame(comparison_rows(record_paths, ordinal_xi=ordinal_xi, resamples=resamples, seed=seed))
+
+
+def comparisons_frame(rows: list) -> pd.DataFrame:
+    """The table of :func:`compare_systems` from rows of :func:`comparison_rows` (papers in sorted order)."""
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def comparison_rows(record_paths, *, ordinal_xi, resamples: int, seed: int, papers=None) -> list:
+    """The rows of :func:`compare_systems`, of every paper or of the ``papers`` given.
+
+    Parameters
+    ----------
+    record_paths : iterable of path-like
+        Run records; those of other papers are skipped without reading their predictions.
+    ordinal_xi : sequence of float
+    resamples, seed : int
+    papers : sequence of str, optional
+        Keys of :data:`COMPARISONS`; default all.
+
+    Returns
+    -------
+    list of dict
+        One dict per comparison with the keys :data:`COLUMNS`, sorted by
+        paper, dataset and level.
+
+    Raises
+    ------
+    ValueError
+        If a paper is not a key of :data:`COMPARISONS`.
+    """
+    unknown = sorted(set(papers or ()) - set(COMPARISONS))
+    if unknown:
+        raise ValueError(f"no comparisons for paper(s) {unknown}; known: {sorted(COMPARISONS)}")
+    found = _collect(record_paths, papers)
+    cells: dict = {}
+    for (paper, dataset, xi, system), parts in found.items():
+        cells.setdefault((paper, dataset, xi), {})[system] = parts
+    rows = []
+    ordered = sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or -1))
+    for (paper, dataset, xi), systems in progress(ordered, desc="paired bootstrap", unit="cell"):
+        if paper == "ordinal":
+            if xi is None or not np.isclose(xi, ordinal_xi).any():
+                continue
+            # Triv (no level) and FFS (run at 1.0 only) serve every level.
+            baselines = {b: _ordinal_baseline(found, dataset, b, xi) for b in ORDINAL_BASELINES}
+            baselines = {b: p for b, p in baselines.items() if p is not None}
+            methods = sorted(set(systems) - set(ORDINAL_BASELINES))
+            pairs = [(m, b) for m in methods for b in sorted(baselines)]
+            systems = {**systems, **baselines}
+        else:
+            pairs = list(combinations(sorted(systems), 2))
+        for a, b in pairs:
+            ids = np.intersect1d(systems[a][0]["id"].to_numpy(), systems[b][0]["id"].to_numpy())
+            if ids.size < 2:
+                continue
+            truth = systems[a][0].set_index("id").loc[ids, "y_true"].to_numpy()
+            for metric in COMPARISONS[paper]:
+                column = "score" if METRICS[metric][1] else "y_pred"
+                ya, yb = _stack(systems[a], ids, column), _stack(systems[b], ids, column)
+                result = paired_comparison(metric, truth, ya, yb, n_resamples=resamples, seed=seed)
+                rows.append({
+                    "paper": paper, "dataset": dataset, "xi": xi, "metric": metric, "system_a": a, "system_b": b,
+                    "value_a": float(np.mean([METRICS[metric][0](truth, y) for y in ya])),
+                    "value_b": float(np.mean([METRICS[metric][0](truth, y) for y in yb])),
+                    **result,
+                })
+    return rows

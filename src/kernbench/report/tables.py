@@ -1,0 +1,241 @@
+"""Comparison tables: reproduced values beside the papers' own, from run records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from kernbench.errors import DataError
+from kernbench.fileio import write_text_atomic
+from kernbench.progress import progress
+from kernbench.records import load_record
+
+COLUMNS = [
+    "dataset", "system", "split", "metric", "value", "ci_low", "ci_high", "paper_value", "delta", "std", "n_seeds",
+    "paper", "source",
+]
+KEY = ["dataset", "system", "split", "metric"]
+
+#: Metrics reported in percent, as the papers print them.
+PERCENT_METRICS = {
+    "accuracy", "macro_f1", "average_precision", "average_precision_ranking", "f1", "precision", "recall",
+}
+
+DECIMALS = 4
+
+
+def load_paper_values(path: str | Path) -> pd.DataFrame:
+    """Read the papers' published numbers.
+
+    Parameters
+    ----------
+    path : path-like
+        YAML file mapping each paper to ``source`` and a list of ``values``
+        (``dataset, system, split, metric, value``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, system, split, metric, paper_value, source``.
+
+    Raises
+    ------
+    DataError
+        If an entry lacks a field or a (dataset, system, split, metric) repeats.
+    """
+    path = Path(path)
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    rows = []
+    for paper, block in document.items():
+        for i, entry in enumerate(block["values"]):
+            missing = [k for k in KEY + ["value"] if k not in entry]
+            if missing:
+                raise DataError(f"{path}: {paper} value #{i} lacks {', '.join(missing)}")
+            rows.append({**{k: entry[k] for k in KEY}, "paper_value": float(entry["value"]), "source": block["source"]})
+    frame = pd.DataFrame(rows, columns=KEY + ["paper_value", "source"])
+    duplicated = frame[frame.duplicated(KEY, keep=False)]
+    if not duplicated.empty:
+        raise DataError(f"{path}: repeated entries {duplicated[KEY].to_dict('records')}")
+    return frame
+
+
+def extra_keys(rows) -> list[str]:
+    """Key fields rows carry beyond :data:`KEY` and ``value`` (such as ``xi``), sorted by name."""
+    return sorted({k for row in rows for k in row} - {*KEY, "value", "system", "paper"})
+
+
+def build_table(record_paths, paper_values: pd.DataFrame, *, resamples: int = 0, seed: int = 0) -> pd.DataFrame:
+    """Collect the rows of every run record and set the paper's value and the delta beside each.
+
+    Rows of several records with the same paper, dataset, system, split and
+    metric (the seeds of one system) become one cell: their mean, standard
+    deviation (``std``, sample, blank for one run) and count (``n_seeds``).
+    A row may carry further key fields (for example ``xi``, a reduction
+    level): each becomes a column after ``metric`` and part of the cell's
+    key, blank in rows that lack it. With ``resamples``, every cell gets the
+    95 % bootstrap interval of its value over the test items (``ci_low``,
+    ``ci_high``; over the seed mean where there are seeds), from the
+    predictions the records keep (see :func:`kernbench.report.uncertainty.bootstrap_interval`).
+
+    Parameters
+    ----------
+    record_paths : iterable of path-like
+        Run records to include.
+    paper_values : pandas.DataFrame
+        From :func:`load_paper_values`.
+    resamples : int, optional
+        Bootstrap resamples per cell; 0 leaves the interval columns blank.
+    seed : int, optional
+        Seed of the resampling.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`KEY`, the extra keys, then the rest of :data:`COLUMNS`,
+        sorted by paper, the key columns and the extra keys; percent metrics
+        scaled to percent, values rounded to :data:`DECIMALS` places so reruns
+        give identical files.
+    """
+    rows = []
+    for path in record_paths:
+        record = load_record(path)
+        for row in record["rows"]:
+            rows.append({**row, "system": record["system"], "paper": record["paper"],
+                         "prediction_files": record.get("predictions") or ""})
+    extra = extra_keys([{k: v for k, v in r.items() if k != "prediction_files"} for r in rows])
+    frame = pd.DataFrame(rows, columns=KEY + extra + ["value", "paper", "prediction_files"])
+    scale = np.where(frame["metric"].isin(PERCENT_METRICS), 100.0, 1.0)
+    frame["value"] = frame["value"].astype(float) * scale
+    # Runs that differ only in their seed share a key: the cell is their mean.
+    frame = (
+        frame.groupby(["paper", *KEY, *extra], sort=True, dropna=False)
+        .agg(value=("value", "mean"), std=("value", "std"), n_seeds=("value", "count"),
+             prediction_files=("prediction_files", lambda p: tuple(sorted(p))))
+        .reset_index()
+    )
+    cells = frame.itertuples(index=False)
+    intervals = [
+        _cell_interval(row, extra, resamples, seed)
+        for row in progress(cells, desc=f"bootstrap intervals ({resamples} resamples)", total=len(frame), unit="cell")
+    ] if resamples else [(np.nan, np.nan)] * len(frame)
+    cell_scale = np.where(frame["metric"].isin(PERCENT_METRICS), 100.0, 1.0)
+    frame["ci_low"] = np.array([i[0] for i in intervals], dtype=float) * cell_scale
+    frame["ci_high"] = np.array([i[1] for i in intervals], dtype=float) * cell_scale
+    frame = frame.merge(paper_values, on=KEY, how="left")
+    frame["delta"] = frame["value"] - frame["paper_value"]
+    for column in ("value", "ci_low", "ci_high", "paper_value", "delta", "std"):
+        frame[column] = frame[column].round(DECIMALS)
+    columns = KEY + extra + COLUMNS[len(KEY) :]
+    return frame[columns].sort_values(["paper", *KEY, *extra], kind="stable").reset_index(drop=True)
+
+
+_PREDICTIONS_CACHE: dict = {}
+
+
+def _read_predictions(path: str) -> pd.DataFrame:
+    if path not in _PREDICTIONS_CACHE:
+        _PREDICTIONS_CACHE.clear()  # records are grouped by cell, so one file at a time is enough
+        _PREDICTIONS_CACHE[path] = pd.read_parquet(path)
+    return _PREDICTIONS_CACHE[path]
+
+
+def cell_items(row, extra: list[str], path: str) -> pd.DataFrame | None:
+    """The prediction rows of one record that a table cell was computed on (None if it has none).
+
+    A prediction file's ``split``, ``category`` (the cell's dataset) and extra
+    key columns (``xi``) select the items, where the file has them.
+    """
+    from kernbench.report.uncertainty import METRICS
+
+    if not path or not Path(path).exists() or row.metric not in METRICS:
+        return None
+    items = _read_predictions(path)
+    keep = np.ones(len(items), dtype=bool)
+    if "split" in items and isinstance(row.split, str):
+        keep &= (items["split"] == row.split).to_numpy()
+    if "category" in items:
+        keep &= (items["category"] == row.dataset).to_numpy()
+    for key in extra:
+        value = getattr(row, key)
+        if key in items and pd.notna(value):
+            keep &= np.isclose(items[key].to_numpy(dtype=float), float(value))
+    needed = "score" if METRICS[row.metric][1] else "y_pred"
+    items = items[keep]
+    return items if needed in items and len(items) else None
+
+
+def _cell_interval(row, extra, resamples: int, seed: int) -> tuple[float, float]:
+    from kernbench.report.uncertainty import METRICS, bootstrap_interval
+
+    parts = [cell_items(row, extra, path) for path in row.prediction_files]
+    if not parts or any(p is None for p in parts):
+        return np.nan, np.nan
+    column = "score" if METRICS[row.metric][1] else "y_pred"
+    ids = parts[0]["id"].to_numpy()
+    aligned = [p.set_index("id").loc[ids] for p in parts]  # seeds on the same items, in the same order
+    return bootstrap_interval(
+        row.metric, aligned[0]["y_true"].to_numpy(), np.stack([a[column].to_numpy() for a in aligned]),
+        n_resamples=resamples, seed=seed,
+    )
+
+
+def markdown_subset(frame: pd.DataFrame, subset: dict | None) -> pd.DataFrame:
+    """Rows of ``frame`` to show in markdown: those whose column values are listed in ``subset``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A table from :func:`build_table`.
+    subset : dict or None
+        ``{column: [values]}``; a row is shown if, for every listed column,
+        its value is (numerically close to) one of the values or blank. None
+        or empty shows every row.
+
+    Raises
+    ------
+    DataError
+        If a listed column is not in the table.
+    """
+    keep = np.ones(len(frame), dtype=bool)
+    for column, values in (subset or {}).items():
+        if column not in frame:
+            raise DataError(f"markdown subset names column {column!r}, which the table lacks")
+        cells = frame[column]
+        numeric = pd.api.types.is_numeric_dtype(cells)
+        listed = cells.isna().to_numpy().copy()
+        for value in values:
+            listed |= np.isclose(cells.to_numpy(dtype=float), float(value)) if numeric else (cells == value).to_numpy()
+        keep &= listed
+    return frame[keep]
+
+
+def to_markdown(frame: pd.DataFrame) -> str:
+    """Render a table as GitHub markdown (blank where a number is missing; the interval beside the value)."""
+    shown = frame.drop(columns=["source"])
+    if "ci_low" in shown:
+        ci = [
+            "" if pd.isna(lo) else f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(shown["ci_low"], shown["ci_high"])
+        ]
+        shown = shown.drop(columns=["ci_high"]).rename(columns={"ci_low": "95% CI"})
+        shown["95% CI"] = ci
+    shown = shown.astype(object)
+    shown = shown.where(shown.notna(), None)  # tabulate blanks None, not NaN
+    return shown.to_markdown(index=False, floatfmt=f".{DECIMALS}f", missingval="") + "\n"
+
+
+def write_table(
+    frame: pd.DataFrame, csv_path: str | Path, md_path: str | Path, *, md_subset: dict | None = None
+) -> None:
+    """Write ``frame`` as CSV and markdown, each atomically.
+
+    ``md_subset`` (see :func:`markdown_subset`) limits the markdown version
+    to a readable selection of rows; the CSV always holds every row.
+    """
+    shown = markdown_subset(frame, md_subset)
+    write_text_atomic(csv_path, frame.to_csv(index=False, float_format=f"%.{DECIMALS}f", lineterminator="\n"))
+    sources = sorted(set(shown["source"].dropna()))
+    notes = "".join(f"\n- {s}" for s in sources)
+    write_text_atomic(md_path, to_markdown(shown) + (f"\nPaper values:{notes}\n" if notes else ""))

@@ -1,0 +1,178 @@
+"""MLflow's richer run contents: prepared datasets, Keras models with a signature, per-paper summary runs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from kernbench.errors import DataError
+
+#: ``mlflow.data.context`` of a prepared dataset: it holds every split of the run.
+DATASET_CONTEXT = "prepared"
+
+
+class Assets:
+    """Logs prepared datasets and Keras models to runs; reads each dataset once.
+
+    Parameters
+    ----------
+    tracking_uri : str
+        The store, for MLflow's model logging (which goes through the active-run API).
+    prepared_dir : pathlib.Path or None
+        Directory of ``<dataset>.parquet``; None logs no datasets.
+    """
+
+    def __init__(self, *, tracking_uri: str, prepared_dir: Path | None):
+        self.tracking_uri = tracking_uri
+        self.prepared_dir = None if prepared_dir is None else Path(prepared_dir)
+        self._inputs: dict[str, object] = {}
+
+    def dataset_input(self, dataset: str):
+        """The MLflow dataset input of ``<prepared_dir>/<dataset>.parquet`` (None if the file is not there)."""
+        if dataset not in self._inputs:
+            self._inputs[dataset] = self._read_input(dataset)
+        return self._inputs[dataset]
+
+    def _read_input(self, dataset: str):
+        import mlflow.data
+        from mlflow.entities import DatasetInput, InputTag
+        from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
+
+        if self.prepared_dir is None:
+            return None
+        path = self.prepared_dir / f"{dataset}.parquet"
+        if not path.exists():
+            return None
+        try:
+            frame = pd.read_parquet(path)
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{path}: not a readable prepared dataset ({exc})") from exc
+        # MLflow computes the digest from the frame's content.
+        data = mlflow.data.from_pandas(frame, source=str(path.resolve()), name=dataset)
+        return DatasetInput(data._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, DATASET_CONTEXT)])
+
+    def log_dataset(self, client, run_id: str, dataset: str) -> None:
+        """Log the prepared ``dataset`` as an input of the run, if it is there."""
+        entity = self.dataset_input(dataset)
+        if entity is not None:
+            client.log_inputs(run_id, datasets=[entity])
+
+    def log_models(self, run_id: str, artifacts) -> None:
+        """Log every ``.keras`` file among ``artifacts`` as an MLflow Keras model named after its file stem."""
+        models = [Path(a) for a in artifacts if str(a).endswith(".keras") and Path(a).exists()]
+        if not models:
+            return
+        import keras
+        import mlflow
+
+        mlflow.set_tracking_uri(self.tracking_uri)
+        with mlflow.start_run(run_id=run_id):
+            for path in models:
+                try:
+                    model = keras.models.load_model(path, compile=False)
+                except (OSError, ValueError, TypeError) as exc:
+                    raise DataError(f"{path}: not a loadable Keras model ({exc})") from exc
+                mlflow.keras.log_model(model, name="model", signature=keras_signature(model))
+
+
+def keras_signature(model):
+    """The MLflow signature of a Keras model, read from its input and output tensors.
+
+    Unknown dimensions (batch, sequence length) become -1.
+    """
+    import numpy as np
+    from mlflow.models import ModelSignature
+    from mlflow.types import Schema, TensorSpec
+
+    def spec(tensor):
+        shape = tuple(-1 if d is None else int(d) for d in tensor.shape)
+        return TensorSpec(np.dtype(str(tensor.dtype)), shape, tensor.name.split(":")[0])
+
+    return ModelSignature(inputs=Schema([spec(t) for t in model.inputs]), outputs=Schema([spec(t) for t in model.outputs]))
+
+
+def summary_content(paper: str, table_paths, figure_paths) -> tuple[dict, list[Path]]:
+    """The rows of ``paper`` in each table, and the figures named after it (``figures/<paper>_*.png``).
+
+    Returns
+    -------
+    tuple
+        ``({table: DataFrame}, [figure paths])``; tables without a row of the paper are left out.
+    """
+    tables = {}
+    for path in sorted(Path(p) for p in table_paths):
+        try:
+            frame = pd.read_csv(path)
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{path}: not a readable table ({exc})") from exc
+        if "paper" not in frame:
+            raise DataError(f"{path}: table lacks the column 'paper'")
+        rows = frame[frame["paper"] == paper].reset_index(drop=True)
+        if not rows.empty:
+            tables[path.stem] = rows
+    figures = sorted(Path(p) for p in figure_paths if Path(p).name.startswith(f"{paper}_"))
+    return tables, figures
+
+
+def _png_figure(path: Path):
+    """A matplotlib figure that shows the PNG at ``path`` pixel for pixel."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    image = plt.imread(path)
+    height, width = image.shape[:2]
+    fig = plt.figure(figsize=(width / 100, height / 100), dpi=100)
+    axes = fig.add_axes((0, 0, 1, 1))
+    axes.imshow(image, interpolation="nearest")
+    axes.set_axis_off()
+    return fig
+
+
+def log_summary(client, paper: str, experiment: str, table_paths, figure_paths) -> dict:
+    """Log the summary run of ``paper``: its rows of every table (``log_table``) and its figures (``log_figure``).
+
+    The run is keyed ``<paper>/summary`` and kept while its tables and figures are unchanged,
+    with the same completion mark as the other runs (see :mod:`kernbench.report.tracking`).
+
+    Returns
+    -------
+    dict or None
+        ``{"run_key", "run_id", "run_name", "status"}``; None (and no run) when the paper has
+        neither a table row nor a figure.
+    """
+    import matplotlib.pyplot as plt
+    from mlflow.entities import RunTag
+
+    from kernbench.report.tracking import keep_or_clear
+
+    tables, figures = summary_content(paper, table_paths, figure_paths)
+    if not tables and not figures:
+        return None
+    digest = hashlib.sha256(json.dumps(
+        [{name: frame.to_csv(index=False) for name, frame in tables.items()},
+         {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in figures}], sort_keys=True,
+    ).encode()).hexdigest()
+    run_key, run_name = f"{paper}/summary", f"{paper} summary"
+    kept, existing = keep_or_clear(client, experiment, run_key, digest)
+    if kept is not None:
+        return {"run_key": run_key, "run_id": kept[0].info.run_id, "run_name": run_name, "status": "unchanged"}
+    run_id = client.create_run(experiment, run_name=run_name, tags={
+        "run_key": run_key, "paper": paper, "kind": "summary", "table": ",".join(tables), "mlflow.source.type": "JOB",
+        "mlflow.source.name": "kernbench track",
+    }).info.run_id
+    for name, frame in tables.items():
+        client.log_table(run_id, data=frame, artifact_file=f"tables/{name}.json")
+    for path in figures:
+        fig = _png_figure(path)
+        try:
+            client.log_figure(run_id, fig, f"figures/{path.name}", save_kwargs={"dpi": 100})
+        finally:
+            plt.close(fig)
+    client.set_terminated(run_id)
+    client.log_batch(run_id, tags=[RunTag("content_hash", digest)])
+    return {"run_key": run_key, "run_id": run_id, "run_name": run_name, "status": "replaced" if existing else "logged"}
