@@ -12,8 +12,9 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import SVC
 
-from kernbench.kernels.anygram import AnyGramKernel, anygram_diag, anygram_gram, anygram_kernel, normalize_gram
+from kernbench.kernels.anygram import anygram_diag, anygram_gram, anygram_kernel, normalize_gram
 from kernbench.kernels.anygram_encoding import TokenEncoder
+from kernbench.kernels.anygram_sklearn import AnyGramKernel
 
 
 def brute_sm(s1, s2, lam):

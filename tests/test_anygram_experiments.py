@@ -11,10 +11,10 @@ import pytest
 
 from kernbench.cache import load_dense
 from kernbench.cli import main
-from kernbench.papers.anygram.commands import parse_kernel_name
 from kernbench.errors import DataError
-from kernbench.papers.anygram.experiment import SYSTEMS, kernel_name, run_svm
 from kernbench.kernels.anygram import anygram_gram
+from kernbench.papers.anygram.commands import parse_kernel_name
+from kernbench.papers.anygram.experiment import SYSTEMS, kernel_name, run_svm
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS))

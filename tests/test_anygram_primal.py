@@ -10,10 +10,10 @@ import pytest
 
 from kernbench.cli import main
 from kernbench.data import sst
-from kernbench.papers.anygram.experiment import primal_features, run_primal, run_svm
 from kernbench.kernels.anygram import anygram_diag, anygram_gram
 from kernbench.kernels.anygram_encoding import TokenEncoder
 from kernbench.kernels.anygram_features import anygram_features
+from kernbench.papers.anygram.experiment import primal_features, run_primal, run_svm
 from tests.conftest import glove_for
 
 

@@ -8,9 +8,9 @@ import pytest
 
 from kernbench.data.semeval14 import dev_mask
 from kernbench.errors import DataError
+from kernbench.kernels.anygram_encoding import TokenEncoder
 from kernbench.papers.anygram import sensitivity as sens
 from kernbench.papers.anygram.experiment import compute_grams, run_svm
-from kernbench.kernels.anygram_encoding import TokenEncoder
 
 
 @pytest.fixture(scope="module")

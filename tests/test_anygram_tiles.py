@@ -8,6 +8,8 @@ import pytest
 
 from kernbench.cache import load_dense
 from kernbench.cli import main
+from kernbench.kernels import anygram as anygram_kernels
+from kernbench.kernels.anygram_encoding import TokenEncoder
 from kernbench.papers.anygram.experiment import (
     TILE_QUANTUM,
     check_tile_rows,
@@ -16,8 +18,6 @@ from kernbench.papers.anygram.experiment import (
     tile_bounds,
     tile_files,
 )
-from kernbench.kernels import anygram as anygram_kernels
-from kernbench.kernels.anygram_encoding import TokenEncoder
 from tests.conftest import glove_for
 
 SIZES = {"train": 520, "dev": 60, "test": 270}  # 3, 1 and 2 tiles of 256 rows

@@ -8,10 +8,10 @@ import pytest
 from imblearn.metrics import macro_averaged_mean_absolute_error
 from sklearn.metrics import accuracy_score
 
+from kernbench.baselines import run_baseline
 from kernbench.catalog import DATASETS
 from kernbench.data import reuters, reviews, semeval14
 from kernbench.data.prepare import subsample
-from kernbench.baselines import run_baseline
 from kernbench.metrics import ordinal_scores
 
 PARAMS = {"C": [0.1, 1.0], "reuters_C": 1.0, "svr_epsilon": 0.0, "min_df": 1, "sublinear_tf": False}

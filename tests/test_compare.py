@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from kernbench.report.compare import compare_results
 from kernbench.errors import DataError
+from kernbench.report.compare import compare_results
 from kernbench.report.reference import store_reference
 from kernbench.report.tables import COLUMNS, write_table
 from tests.conftest import REPO_ROOT

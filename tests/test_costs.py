@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kernbench.report.costs import cost_table, costs_markdown
 from kernbench.errors import DataError
+from kernbench.report.costs import cost_table, costs_markdown
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 

@@ -10,8 +10,8 @@ import pytest
 from sklearn.metrics import average_precision_score, precision_score, recall_score
 
 from kernbench.cli import main
-from kernbench.papers.fisher.experiment import SYSTEMS, build_features, load_features, select_documents
 from kernbench.metrics import thresholded_average_precision
+from kernbench.papers.fisher.experiment import SYSTEMS, build_features, load_features, select_documents
 
 PARAMS = {
     "documents": "all",

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score
 
-from kernbench.papers.fisher.experiment import build_features, category_labels, choose_c, feature_counts
 from kernbench.metrics import precision_at_positive_predictions, ranking_scores, thresholded_average_precision
+from kernbench.papers.fisher.experiment import build_features, category_labels, choose_c, feature_counts
 from kernbench.report.uncertainty import METRICS, paired_comparison
 from tests.test_fisher_cli import PARAMS, SVM, _corpus
 

@@ -10,9 +10,9 @@ import pytest
 from sklearn.metrics import average_precision_score
 
 from kernbench.cli import main
+from kernbench.metrics import thresholded_average_precision
 from kernbench.papers.fisher.experiment import run_category
 from kernbench.papers.fisher.sensitivity import sensitivity_rows
-from kernbench.metrics import thresholded_average_precision
 from kernbench.records import load_record
 from kernbench.report.sensitivity import COLUMNS, write_rows
 from tests.test_fisher_cli import PARAMS, SVM, _corpus

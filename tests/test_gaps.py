@@ -67,7 +67,7 @@ def test_fisher_gaps_are_taken_on_the_mean_over_categories(tmp_path):
     row = rows.iloc[0]
     assert (row["dataset"], row["value"], row["paper_value"], row["delta"]) == ("mean", 92.0, 97.0, 4.0)
     assert row["value_alternative"] == 96.0 and row["closes"]
-    text = results_markdown(tmp_path, ordinal_levels=[0.1], profile="full", gap_tolerance={"fisher": 2.0})
+    text = results_markdown(tmp_path, levels=[0.1], profile="full", gap_tolerance={"fisher": 2.0})
     assert "**fisher / mean / FSA-ln**: 92.00 against the paper's 97.00 (gap -5.00)." in text
 
 

@@ -19,8 +19,8 @@ from kernbench.papers.ordinal import SELECTION_METHODS
 from kernbench.papers.ordinal.claims import curves_from_records, evaluate_claims, items_from_records, rules_text
 from kernbench.papers.ordinal.plot import curves_figure, plot_curves
 from kernbench.papers.ordinal.runner import mae_macro, run_system
-from kernbench.papers.ordinal.sensitivity import prp_weights_rows
 from kernbench.papers.ordinal.selection import n_selected, round_robin, select
+from kernbench.papers.ordinal.sensitivity import prp_weights_rows
 from kernbench.records import flat_metrics, make_run_key
 from kernbench.report.tables import build_table, load_paper_values, markdown_subset, write_table
 

@@ -98,7 +98,7 @@ def _anygram_table():
 
 
 def test_accuracy_panels_share_a_y_axis_from_zero_and_draw_every_interval():
-    from kernbench.report.figures import accuracy_figure
+    from kernbench.papers.anygram.figures import accuracy_figure
 
     fig = accuracy_figure(_anygram_table())
     left, right = fig.axes
@@ -112,7 +112,7 @@ def test_accuracy_panels_share_a_y_axis_from_zero_and_draw_every_interval():
 
 
 def test_fisher_axis_starts_at_zero_and_carries_the_intervals():
-    from kernbench.report.figures import fisher_figure
+    from kernbench.papers.fisher.figures import fisher_figure
 
     rows = [
         {"dataset": c, "system": s, "split": "test", "metric": m, "value": 90.0 + i, "ci_low": 85.0 + i,
@@ -133,7 +133,7 @@ def test_fisher_axis_starts_at_zero_and_carries_the_intervals():
 def test_throughput_title_names_every_dataset_measured(tmp_path, monkeypatch):
     import matplotlib.image
 
-    from kernbench.report import figures
+    from kernbench.papers.anygram import figures
 
     frame = pd.DataFrame({
         "dataset": ["sst", "sst", "semeval14_laptop"], "kernel": ["AGKsm", "AGKsm", "NGTKsm"],
@@ -141,8 +141,8 @@ def test_throughput_title_names_every_dataset_measured(tmp_path, monkeypatch):
     })
     frame.to_csv(tmp_path / "b.csv", index=False)
     titles = []
-    save = figures._save
-    monkeypatch.setattr(figures, "_save", lambda fig, out: titles.append(fig.axes[0].get_title()) or save(fig, out))
+    save = figures.save_png
+    monkeypatch.setattr(figures, "save_png", lambda fig, out: titles.append(fig.axes[0].get_title()) or save(fig, out))
     figures.throughput(tmp_path / "b.csv", tmp_path / "t.png")
     assert titles[0].startswith("Kernel throughput on sst (8,544 sentences), semeval14_laptop (2,000 sentences)")
     assert matplotlib.image.imread(tmp_path / "t.png").shape[2] == 4

@@ -22,7 +22,7 @@ def _anygram_table(path):
 
 def test_table3_rows_carry_dev_test_intervals_and_seed_spread(tmp_path):
     _anygram_table(tmp_path)
-    text = results_markdown(tmp_path, ordinal_levels=[0.1], profile="full")
+    text = results_markdown(tmp_path, levels=[0.1], profile="full")
     assert "| sst | AGKsm | 69.50 [65.50, 73.50] | 62.47 | 60.40 [56.40, 64.40] | 63.15 | -2.75 |" in text
     assert "| sst | BiLSTM | 69.50 ± 1.25 [65.50, 73.50] | 62.47 | 60.40 ± 1.25 [56.40, 64.40] | 63.15 | -2.75 |" in text
     assert "macro" not in text.split("Table 3", 1)[1]
@@ -30,7 +30,7 @@ def test_table3_rows_carry_dev_test_intervals_and_seed_spread(tmp_path):
 
 def test_no_tables_is_an_error_and_readme_needs_markers(tmp_path):
     with pytest.raises(DataError, match="no tables"):
-        results_markdown(tmp_path, ordinal_levels=[0.1], profile="full")
+        results_markdown(tmp_path, levels=[0.1], profile="full")
     readme = tmp_path / "README.md"
     readme.write_text("# x\n")
     with pytest.raises(DataError, match="markers"):
@@ -47,6 +47,6 @@ def test_claims_answers_per_dataset(tmp_path):
         for d, answers in (("reviews_clothing", ("partly", "yes", "no")), ("reviews_hotel", ("yes", "yes", "partly")))
         for c, a in zip(("i", "ii", "iii"), answers)
     ]).to_csv(tmp_path / "ordinal_claims.csv", index=False)
-    text = results_markdown(tmp_path, ordinal_levels=[0.1], profile="full")
+    text = results_markdown(tmp_path, levels=[0.1], profile="full")
     assert "| claim | reviews_clothing | reviews_hotel |" in text
     assert "| (iii) statement iii | no | partly |" in text

@@ -129,7 +129,7 @@ def test_tables_and_significance_from_records(tmp_path):
     again = build_table(records, load_paper_values(REPO_ROOT / "workflow/paper_results.yaml"), resamples=300, seed=3)
     pd.testing.assert_frame_equal(table, again)
 
-    sig = compare_systems(records, ordinal_xi=[0.1], resamples=300, seed=3)
+    sig = compare_systems(records, levels=[0.1], resamples=300, seed=3)
     assert len(sig) == 1
     row = sig.iloc[0]
     assert (row.system_a, row.system_b, row.metric) == ("AGKsm", "BiLSTM", "accuracy")
@@ -185,7 +185,7 @@ def test_ordinal_methods_are_compared_with_figure_1_triv_and_ffs(tmp_path):
         _ordinal_record(tmp_path, "ffs", "FFS", y_true, near(), 1.0),
         _ordinal_record(tmp_path, "var_idf", "Var*IDF", np.r_[y_true, y_true], method, np.repeat([0.1, 0.3], 300)),
     ]
-    sig = compare_systems(records, ordinal_xi=[0.1, 0.3], resamples=200, seed=0)
+    sig = compare_systems(records, levels=[0.1, 0.3], resamples=200, seed=0)
     assert sorted(zip(sig["xi"], sig["system_a"], sig["system_b"])) == [
         (0.1, "Var*IDF", "FFS"), (0.1, "Var*IDF", "Triv"), (0.3, "Var*IDF", "FFS"), (0.3, "Var*IDF", "Triv")
     ]
@@ -217,7 +217,7 @@ def test_fisher_systems_are_compared_on_both_average_precisions(tmp_path):
         path = tmp_path / f"{system}.json"
         path.write_text(json.dumps(record))
         paths.append(path)
-    sig = compare_systems(paths, ordinal_xi=[0.1], resamples=200, seed=1).set_index("metric")
+    sig = compare_systems(paths, levels=[0.1], resamples=200, seed=1).set_index("metric")
     assert sorted(sig.index) == ["average_precision", "average_precision_ranking"]
     assert (sig["dataset"] == "earn").all()
     a = pd.read_parquet(tmp_path / "BoW-TFIDF.parquet")
@@ -287,7 +287,7 @@ def test_significance_per_paper_parts_merge_into_the_one_job_table_byte_for_byte
                 _ordinal_record(tmp_path, "ffs", "FFS", stars, near(), 1.0),
                 _ordinal_record(tmp_path, "var", "Var", np.r_[stars, stars], np.r_[near(), near()],
                                 np.repeat([0.1, 0.30000000000000004], 300))]
-    common = ["--records", *map(str, records), "--ordinal-xi", "[0.1, 0.3]", "--resamples", "150", "--seed", "5"]
+    common = ["--records", *map(str, records), "--levels", "[0.1, 0.3]", "--resamples", "150", "--seed", "5"]
     main(["significance", *common, "--out", str(tmp_path / "whole.csv")])
     parts = []
     for paper in ("ordinal", "fisher", "anygram"):  # any order: the merge sorts by paper

@@ -74,10 +74,9 @@ def _cmd_embeddings(args) -> None:
 def _cmd_baseline(args) -> None:
     import pandas as pd
 
-    from kernbench.catalog import DATASETS
     from kernbench.baselines import run_baseline
-    from kernbench.fileio import write_json_atomic, write_parquet_atomic
-    from kernbench.records import make_record
+    from kernbench.catalog import DATASETS
+    from kernbench.runs import write_run
 
     spec = DATASETS[args.dataset]
     params = json.loads(args.params)
@@ -86,45 +85,18 @@ def _cmd_baseline(args) -> None:
     result = run_baseline(spec, frame, system=args.system, params=params, seed=args.seed)
     elapsed = time.perf_counter() - started
     run_params = {**params, "seed": args.seed, "profile": args.profile, "chosen": result.chosen}
-    write_parquet_atomic(args.predictions, result.predictions)
-    record = make_record(
+    record = write_run(
+        args,
         paper=spec.paper,
         dataset=spec.name,
         system=args.system,
         key_params={**params, "seed": args.seed, "profile": args.profile},
         params=run_params,
         rows=result.rows,
+        predictions=result.predictions,
         timings={"fit_predict": elapsed},
-        predictions=args.predictions,
-        threads=args.threads,
     )
-    write_json_atomic(args.record, record)
     log.info("%s %s: %s", spec.name, args.system, record["metrics"])
-
-
-def _cmd_track(args) -> None:
-    import pandas as pd
-
-    from kernbench.fileio import write_text_atomic
-    from kernbench.report.tracking import default_tracking_uri, log_records
-
-    uri = args.tracking_uri or default_tracking_uri(args.results_dir)
-    manifest = log_records(
-        args.records, tracking_uri=uri, artifact_root=Path(args.results_dir) / "mlartifacts",
-        table_paths=args.tables, figure_paths=args.figures, prepared_dir=Path(args.results_dir) / "prepared",
-        subsets=json.loads(args.subsets),
-    )
-    frame = pd.DataFrame(manifest, columns=["run_key", "run_id", "run_name", "status"])
-    write_text_atomic(args.manifest, frame.to_csv(sep="\t", index=False))
-    log.info("MLflow %s: %s", uri, frame["status"].value_counts().to_dict())
-
-
-def _cmd_tables(args) -> None:
-    from kernbench.report.tables import build_table, load_paper_values, write_table
-
-    frame = build_table(args.records, load_paper_values(args.paper_values), resamples=args.resamples, seed=args.seed)
-    write_table(frame, args.csv, args.md, md_subset=json.loads(args.md_subset))
-    log.info("table %s: %d rows", args.csv, len(frame))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -181,27 +153,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_arguments(p)
     p.set_defaults(func=_cmd_baseline)
 
-    p = add_plumbing(sub, "track", "log run records to MLflow (idempotent)")
-    p.add_argument("--records", nargs="+", required=True, help="run records (JSON) to read")
-    p.add_argument("--results-dir", required=True, help="the run's results_dir")
-    p.add_argument("--tracking-uri", default="",
-                   help="MLflow tracking URI (default: sqlite at <results_dir>/mlflow.db)")
-    p.add_argument("--manifest", required=True, help="TSV of run key, MLflow run id and status to write")
-    p.add_argument("--tables", nargs="*", default=[], help="comparison tables: paper values, deltas, intervals")
-    p.add_argument("--figures", nargs="*", default=[], help="figures for the per-paper summary runs")
-    p.add_argument("--subsets", default="{}", help='JSON {table: {"xi": [levels]}}: levels that get a child run')
-    p.set_defaults(func=_cmd_track)
-
-    p = add_plumbing(sub, "tables", "build a comparison table from run records")
-    p.add_argument("--records", nargs="+", required=True, help="run records (JSON) to read")
-    p.add_argument("--paper-values", required=True, help="workflow/paper_results.yaml: the papers' numbers")
-    p.add_argument("--csv", required=True, help="table to write (CSV)")
-    p.add_argument("--md", required=True, help="table to write (markdown)")
-    p.add_argument("--md-subset", default="{}", help='JSON {column: [values]}: rows shown in the markdown version')
-    p.add_argument("--resamples", type=int, default=0, help="bootstrap resamples per cell for ci_low/ci_high (0: none)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
-    p.set_defaults(func=_cmd_tables)
-
     for module in _command_modules():
         module.register(sub)
     plumbing = sorted(name for name, p in sub.choices.items() if p.get_default("plumbing"))
@@ -212,26 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMAND_MODULES = (
-    "kernbench.papers.anygram.commands",
-    "kernbench.papers.anygram.lstm_commands",
-    "kernbench.papers.anygram.sensitivity_commands",
-    "kernbench.papers.fisher.commands",
-    "kernbench.papers.ordinal.commands",
-    "kernbench.report.commands",
-    "kernbench.report.figure_commands",
-    "kernbench.report.reference_commands",
-    "kernbench.report.results_commands",
-    "kernbench.report.sensitivity_commands",
-    "kernbench.report.significance_commands",
-)
-
-
 def _command_modules():
-    """Modules that add subcommands through ``register(subparsers)``."""
+    """Modules that add subcommands through ``register(subparsers)``: the generic layers', then each paper's."""
     import importlib
 
-    return [importlib.import_module(name) for name in COMMAND_MODULES]
+    from kernbench.papers import PAPERS
+
+    names = ["kernbench.report.commands", *(m for paper in PAPERS.values() for m in paper.command_modules)]
+    return [importlib.import_module(name) for name in names]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,8 +1,12 @@
-"""Subcommands of the ``kernbench`` command, one module per experiment family.
+"""The job contract every experiment command follows: parse the shared arguments, run, :func:`write_run`.
 
-Each module defines ``register(subparsers)``, which adds its subcommands;
-:mod:`kernbench.cli` discovers the modules here by name.
+A command that writes a run record takes :func:`add_run_arguments`, limits its
+threads with :func:`set_threads`, and ends with :func:`write_run`, which writes
+the per-item predictions and the record (each atomically, the record last, so a
+record never points at missing predictions).
 """
+
+from __future__ import annotations
 
 
 def add_run_arguments(parser) -> None:
@@ -41,3 +45,67 @@ def add_plumbing(subparsers, name: str, summary: str):
     parser = subparsers.add_parser(name, description=summary)
     parser.set_defaults(plumbing=True)
     return parser
+
+
+def set_threads(threads: int, *, blas: bool = True) -> None:
+    """Make numba's parallel loops (and, with ``blas``, BLAS) use ``threads`` threads."""
+    import numba
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+    if blas:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(threads)
+
+
+def write_run(
+    args,
+    *,
+    paper: str,
+    dataset: str,
+    system: str,
+    key_params: dict,
+    params: dict,
+    rows: list[dict],
+    predictions,
+    timings: dict,
+    curves: dict | None = None,
+    artifacts: list[str] | None = None,
+) -> dict:
+    """Write a job's predictions to ``args.predictions`` and its run record to ``args.record``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command's arguments (:func:`add_run_arguments`): ``record``, ``predictions``, ``threads``.
+    paper, dataset, system : str
+        What was run.
+    key_params, params, rows, timings, curves, artifacts
+        As :func:`kernbench.records.make_record`.
+    predictions : pandas.DataFrame
+        Per-item predictions.
+
+    Returns
+    -------
+    dict
+        The record written.
+    """
+    from kernbench.fileio import write_json_atomic, write_parquet_atomic
+    from kernbench.records import make_record
+
+    write_parquet_atomic(args.predictions, predictions)
+    record = make_record(
+        paper=paper,
+        dataset=dataset,
+        system=system,
+        key_params=key_params,
+        params=params,
+        rows=rows,
+        timings=timings,
+        predictions=args.predictions,
+        threads=args.threads,
+        curves=curves,
+        artifacts=artifacts,
+    )
+    write_json_atomic(args.record, record)
+    return record

@@ -16,9 +16,9 @@ rule baseline:
     benchmark:
         f"{BENCHMARKS}/baseline/runs/{{paper}}/{{dataset}}/{{system}}.tsv"
     wildcard_constraints:
-        paper="anygram|fisher|ordinal",
+        paper="|".join(PAPERS),
         dataset="|".join(DATASETS),
-        system="Triv|Triv-3stars|BoW-TFIDF",
+        system="|".join(sorted({s for systems in BASELINE_SYSTEMS.values() for s in systems}, key=len, reverse=True)),
     conda:
         CONDA_ENV
     threads: 1

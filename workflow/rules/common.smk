@@ -11,6 +11,7 @@ import yaml
 from kernbench.catalog import BASELINE_SYSTEMS, DATASETS, TOKENISED
 from kernbench.closing_message import closing_message
 from kernbench.data.registry import RAW_DATASETS
+from kernbench.papers import PAPERS
 from kernbench.config_check import integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
 from kernbench.workflow_lock import claim_results_dir, clear_stale_locks, record_owner, release_results_dir

@@ -73,7 +73,7 @@ rule significance_paper:
     output:
         f"{RESULTS}/cache/significance/{{paper}}.json",
     params:
-        ordinal_xi=json.dumps(config["uncertainty"]["ordinal_xi"]),
+        levels=json.dumps(config["uncertainty"]["ordinal_xi"]),
         resamples=config["uncertainty"]["resamples"],
         seed=config["seed"],
     log:
@@ -89,7 +89,7 @@ rule significance_paper:
         mem_mb=2000,
         runtime=30,
     shell:
-        "kernbench significance --paper {wildcards.paper} --records {input:q} --ordinal-xi {params.ordinal_xi:q} "
+        "kernbench significance --paper {wildcards.paper} --records {input:q} --levels {params.levels:q} "
         "--resamples {params.resamples} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
 
 
@@ -126,7 +126,7 @@ rule results_summary:
         f"{RESULTS}/results.md",
     params:
         tables_dir=lambda wildcards, input: os.path.dirname(input.significance),
-        ordinal_xi=json.dumps(config["uncertainty"]["ordinal_xi"]),
+        levels=json.dumps(config["uncertainty"]["ordinal_xi"]),
         profile=config["profile"],
         gap_tolerance=json.dumps(config["gap_tolerance"], sort_keys=True),
     log:
@@ -140,7 +140,7 @@ rule results_summary:
         mem_mb=500,
         runtime=5,
     shell:
-        "kernbench results-summary --tables-dir {params.tables_dir:q} --ordinal-xi {params.ordinal_xi:q} "
+        "kernbench results-summary --tables-dir {params.tables_dir:q} --levels {params.levels:q} "
         "--profile {params.profile:q} --gap-tolerance {params.gap_tolerance:q} --out {output:q} > {log:q} 2>&1"
 
 

@@ -47,28 +47,6 @@ def pair_sm(s1, s2, lam):
 
 
 @njit(cache=True, nogil=True)
-def pair_west_table(t1, t2, match, lam):
-    """Algorithm 2 with ``theta(S1[i], S2[j])`` read from a precomputed 0/1 type match table.
-
-    The ``if`` becomes a multiplication by the table entry: a cell that does
-    not match gets ``0 * (...) = 0`` and adds an exact zero to ``kernel``, so the
-    values are those of the branching form, without its mispredicted branches.
-    """
-    n1, n2 = t1.shape[0], t2.shape[0]
-    nxt = np.zeros(n2 + 1)
-    cur = np.zeros(n2 + 1)
-    kernel = 0.0
-    for i in range(n1 - 1, -1, -1):
-        row = match[t1[i]]
-        for j in range(n2):
-            d = row[t2[j]] * (lam * (1.0 + nxt[j + 1]))
-            cur[j] = d
-            kernel += d
-        nxt, cur = cur, nxt
-    return kernel
-
-
-@njit(cache=True, nogil=True)
 def pair_west(e1, e2, lam, theta):
     """Algorithm 2: any-gram kernel with the similarity threshold, cosine computed in the loop."""
     n1, n2 = e1.shape[0], e2.shape[0]
@@ -109,14 +87,6 @@ def gram_sm(tok_x, off_x, tok_y, off_y, pa, pb, lam, out):
     for k in prange(pa.shape[0]):
         a, b = pa[k], pb[k]
         out[k] = pair_sm(tok_x[off_x[a] : off_x[a + 1]], tok_y[off_y[b] : off_y[b + 1]], lam)
-
-
-@njit(cache=True, parallel=True)
-def gram_west_table(tok_x, off_x, tok_y, off_y, match, pa, pb, lam, out):
-    """Fill ``out[k]`` with the west kernel of pair ``(pa[k], pb[k])`` from a type match table."""
-    for k in prange(pa.shape[0]):
-        a, b = pa[k], pb[k]
-        out[k] = pair_west_table(tok_x[off_x[a] : off_x[a + 1]], tok_y[off_y[b] : off_y[b + 1]], match, lam)
 
 
 @njit(cache=True, parallel=True)

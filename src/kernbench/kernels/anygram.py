@@ -653,11 +653,3 @@ def normalize_gram(gram: np.ndarray, diag_x: np.ndarray, diag_y: np.ndarray) -> 
     inv_y = np.divide(1.0, sy, out=np.zeros_like(sy), where=sy > 0)
     return gram * inv_x[:, None] * inv_y[None, :]
 
-
-def __getattr__(name):
-    # The scikit-learn wrapper lives in its own module so that Gram jobs do not pay for importing scikit-learn.
-    if name == "AnyGramKernel":
-        from kernbench.kernels.anygram_sklearn import AnyGramKernel
-
-        return AnyGramKernel
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,11 +16,10 @@ production, so a pre-terminal gets ``lam``). ``NGTKsm`` matches labels exactly;
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit, prange
 
-from kernbench.kernels.anygram import _pair_batches, _run_pairs, _unit_rows, match_table
+from kernbench.kernels.anygram import _run_pairs, _unit_rows, match_table
 
 ROOT, X_LEAF, AT_LEAF = -1, -2, -3
 VARIANTS = ("sm", "west")
@@ -208,4 +207,3 @@ def ngtk_diag(X, *, variant: str, lam: float, vectors=None, theta=None, aspect_x
 
 
 __all__ = ["anygram_tree", "ngtk_gram", "ngtk_kernel", "ngtk_diag", "ROOT", "X_LEAF", "AT_LEAF"]
-_ = (numba, _pair_batches)

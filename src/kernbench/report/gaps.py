@@ -18,10 +18,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kernbench.papers import PAPERS
+
 #: Tables whose cells are compared as the mean over their datasets (Reuters categories), per system.
-MEAN_OVER_DATASETS = {"fisher"}
+MEAN_OVER_DATASETS = {name for name, paper in PAPERS.items() if paper.mean_over_datasets}
 #: Metric of each table compared with the paper.
-HEADLINE_METRIC = {"anygram": "accuracy", "fisher": "average_precision"}
+HEADLINE_METRIC = {name: paper.headline_metric for name, paper in PAPERS.items() if paper.headline_metric}
 
 
 def _cells(tables: Path, table: str) -> pd.DataFrame:

@@ -9,17 +9,16 @@ import pandas as pd
 
 from kernbench.errors import DataError
 from kernbench.fileio import write_text_atomic
+from kernbench.papers import PAPERS
 from kernbench.report.tables import PERCENT_METRICS
 
 #: Heading of each table's page; a table not listed is headed by its name.
 TITLES = {
-    "anygram": "Kaljahi & Foster, Table 3: any-gram kernels and LSTMs (accuracy and macro-F1, %)",
-    "fisher": "Saunders, Shawe-Taylor & Vinokourov, Table 1: string, Fisher and FSA kernels (%)",
-    "ordinal": "Baccianella, Esuli & Sebastiani, Figure 1: MAE^M per feature-selection method and level",
+    **{name: paper.caption for name, paper in PAPERS.items()},
     "baselines": "Baselines of every dataset",
     "significance": "Paired comparisons of systems on the same test items",
     "sensitivity": "Sensitivity to the choices the papers leave open",
-    "ordinal_claims": "Baccianella, Esuli & Sebastiani: the three claims about Figure 1",
+    **{table: caption for paper in PAPERS.values() for table, caption in paper.extra_tables.items()},
     "costs": "Cost of the run per rule",
 }
 

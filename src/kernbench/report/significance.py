@@ -1,12 +1,11 @@
 """Paired comparisons between systems on the same test items, from their run records.
 
-* ``anygram`` (Table 3): every pair of systems on each dataset, test accuracy;
-* ``fisher`` (Table 1): every pair of systems on each category, test average precision (the
-  paper's, thresholded at the SVM's decision, and over the whole ranking);
-* ``ordinal`` (Figure 1): each new feature-selection method against each
-  baseline (FFS, the full feature set, and Triv) on each dataset at a few
-  reduction levels, test MAE^M. The baselines are those of Figure 1 (Triv:
-  every review 3 stars), not the baselines table's runs on the same sets.
+Each paper of :data:`kernbench.papers.PAPERS` names the metrics it compares
+(``compared_metrics``). On each dataset (each category, where the predictions
+carry one), every pair of its systems is compared; a paper whose table has
+reduction levels (``level_baselines``) compares each method with each of those
+baselines at a few levels instead, using that paper's own baseline runs, not
+the baselines table's runs on the same sets.
 
 Each comparison is :func:`kernbench.report.uncertainty.paired_comparison`: the
 difference with its paired bootstrap interval and p-value (and McNemar's for
@@ -25,18 +24,13 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from kernbench.papers import PAPERS
 from kernbench.progress import progress
 from kernbench.records import load_record
 from kernbench.report.uncertainty import METRICS, paired_comparison
 
 #: paper -> metrics compared (each a key of kernbench.report.uncertainty.METRICS), one row per metric and pair
-COMPARISONS = {
-    "anygram": ("accuracy",),
-    "fisher": ("average_precision", "average_precision_ranking"),
-    "ordinal": ("mae_macro",),
-}
-#: Figure 1's baselines: the full feature set and the trivial classifier.
-ORDINAL_BASELINES = ("FFS", "Triv")
+COMPARISONS = {name: paper.compared_metrics for name, paper in PAPERS.items()}
 COLUMNS = [
     "paper", "dataset", "xi", "metric", "system_a", "system_b", "value_a", "value_b", "difference", "ci_low",
     "ci_high", "p_bootstrap", "p_mcnemar", "n_items",
@@ -51,12 +45,12 @@ def _items(record: dict) -> pd.DataFrame:
 
 
 def _collect(record_paths, papers=None) -> dict:
-    """``{(paper, dataset, xi, system): [test items of each seed]}`` (dataset = category for Reuters).
+    """``{(paper, dataset, xi, system): [test items of each seed]}`` (dataset = the category where there is one).
 
-    Ordinal records count only when their predictions carry the reduction
-    level ``xi`` (the Figure 1 runs); the baselines table's runs on the same
-    review sets (another ``Triv``: the majority class) are left out. A Figure 1
-    run without a level (Triv, every review 3 stars) is keyed ``xi = None``.
+    Records of a paper with reduction levels count only when their predictions
+    carry the level ``xi``; runs of the same name in the baselines table (a
+    majority-class ``Triv``) are left out. A run of such a paper without a
+    level (a ``Triv`` that predicts one value) is keyed ``xi = None``.
     """
     found: dict = {}
     for path in record_paths:
@@ -64,7 +58,7 @@ def _collect(record_paths, papers=None) -> dict:
         if record["paper"] not in (papers or COMPARISONS) or not record.get("predictions"):
             continue
         items = _items(record)
-        if record["paper"] == "ordinal" and "xi" not in items:
+        if PAPERS[record["paper"]].level_baselines and "xi" not in items:
             continue
         groups = [((record["dataset"], None), items)]
         if "category" in items:
@@ -79,13 +73,14 @@ def _collect(record_paths, papers=None) -> dict:
     return found
 
 
-def _ordinal_baseline(found: dict, dataset: str, system: str, xi: float):
-    """Items of an ordinal baseline for the comparisons at level ``xi``.
+def _level_baseline(found: dict, paper: str, dataset: str, system: str, xi: float):
+    """Items of a level baseline for the comparisons at level ``xi``.
 
-    The run at that level if there is one, else the run without a level
-    (Triv), else the run at its only level (FFS, at 1.0); None otherwise.
+    The run at that level if there is one, else the run without a level (a
+    constant predictor), else the run at its only level (the full feature set,
+    at 1.0); None otherwise.
     """
-    levels = {x: parts for (pp, d, x, s), parts in found.items() if (pp, d, s) == ("ordinal", dataset, system)}
+    levels = {x: parts for (pp, d, x, s), parts in found.items() if (pp, d, s) == (paper, dataset, system)}
     if xi in levels:
         return levels[xi]
     if None in levels:
@@ -99,15 +94,15 @@ def _stack(parts: list, ids: np.ndarray, column: str) -> np.ndarray:
     return np.stack([p.set_index("id").loc[ids, column].to_numpy() for p in parts])
 
 
-def compare_systems(record_paths, *, ordinal_xi, resamples: int, seed: int) -> pd.DataFrame:
+def compare_systems(record_paths, *, levels, resamples: int, seed: int) -> pd.DataFrame:
     """Every paired comparison of :data:`COMPARISONS` that the records allow.
 
     Parameters
     ----------
     record_paths : iterable of path-like
         Run records (with their predictions files).
-    ordinal_xi : sequence of float
-        Reduction levels at which ordinal methods are compared.
+    levels : sequence of float
+        Reduction levels at which the methods of a paper with levels are compared.
     resamples, seed : int
         Bootstrap resamples and seed.
 
@@ -117,7 +112,7 @@ def compare_systems(record_paths, *, ordinal_xi, resamples: int, seed: int) -> p
         Columns :data:`COLUMNS`, one row per comparison, values as fractions
         (MAE^M in stars), sorted.
     """
-    return comparisons_frame(comparison_rows(record_paths, ordinal_xi=ordinal_xi, resamples=resamples, seed=seed))
+    return comparisons_frame(comparison_rows(record_paths, levels=levels, resamples=resamples, seed=seed))
 
 
 def comparisons_frame(rows: list) -> pd.DataFrame:
@@ -125,14 +120,14 @@ def comparisons_frame(rows: list) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def comparison_rows(record_paths, *, ordinal_xi, resamples: int, seed: int, papers=None) -> list:
+def comparison_rows(record_paths, *, levels, resamples: int, seed: int, papers=None) -> list:
     """The rows of :func:`compare_systems`, of every paper or of the ``papers`` given.
 
     Parameters
     ----------
     record_paths : iterable of path-like
         Run records; those of other papers are skipped without reading their predictions.
-    ordinal_xi : sequence of float
+    levels : sequence of float
     resamples, seed : int
     papers : sequence of str, optional
         Keys of :data:`COMPARISONS`; default all.
@@ -158,13 +153,14 @@ def comparison_rows(record_paths, *, ordinal_xi, resamples: int, seed: int, pape
     rows = []
     ordered = sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or -1))
     for (paper, dataset, xi), systems in progress(ordered, desc="paired bootstrap", unit="cell"):
-        if paper == "ordinal":
-            if xi is None or not np.isclose(xi, ordinal_xi).any():
+        level_baselines = PAPERS[paper].level_baselines
+        if level_baselines:
+            if xi is None or not np.isclose(xi, levels).any():
                 continue
-            # Triv (no level) and FFS (run at 1.0 only) serve every level.
-            baselines = {b: _ordinal_baseline(found, dataset, b, xi) for b in ORDINAL_BASELINES}
+            # A run without a level, or at 1.0 only, serves every level.
+            baselines = {b: _level_baseline(found, paper, dataset, b, xi) for b in level_baselines}
             baselines = {b: p for b, p in baselines.items() if p is not None}
-            methods = sorted(set(systems) - set(ORDINAL_BASELINES))
+            methods = sorted(set(systems) - set(level_baselines))
             pairs = [(m, b) for m in methods for b in sorted(baselines)]
             systems = {**systems, **baselines}
         else:

@@ -68,27 +68,6 @@ def experiment_id(client, paper: str, artifact_root: Path | None) -> str:
     return client.create_experiment(name, artifact_location=location)
 
 
-def keep_or_clear(client, experiment: str, run_key: str, digest: str):
-    """Find the complete run of ``run_key`` with ``digest``; delete every other run of the key.
-
-    Returns
-    -------
-    tuple
-        ``(kept, runs)``: the kept run with its children (None if there is no such run) and
-        the runs of the key found (their number tells "logged" from "replaced").
-    """
-    existing = client.search_runs([experiment], filter_string=f"tags.run_key = '{run_key}'", max_results=5000)
-    keep = next((run for run in existing if run.data.tags.get("content_hash") == digest), None)
-    kept = [] if keep is None else [keep] + [
-        run for run in existing if run.data.tags.get("mlflow.parentRunId") == keep.info.run_id
-    ]
-    kept_ids = {run.info.run_id for run in kept}
-    for run in existing:
-        if run.info.run_id not in kept_ids:
-            client.delete_run(run.info.run_id)
-    return (kept or None), existing
-
-
 def standard_tags(record: dict) -> dict[str, str]:
     """MLflow's own tags of a run from its record's provenance: source, git commit, user."""
     provenance = record.get("provenance", {})
@@ -146,6 +125,8 @@ def log_record(
         ``"logged"``, ``"replaced"`` (an older or unfinished run of the key was deleted) or ``"unchanged"``.
     """
     from mlflow.entities import Metric, Param, RunTag
+
+    from kernbench.report.tracking_assets import keep_or_clear
 
     experiment = experiment_id(client, record["paper"], artifact_root)
     digest = _entry_digest(record, parent, children)

@@ -133,6 +133,27 @@ def _png_figure(path: Path):
     return fig
 
 
+def keep_or_clear(client, experiment: str, run_key: str, digest: str):
+    """Find the complete run of ``run_key`` with ``digest``; delete every other run of the key.
+
+    Returns
+    -------
+    tuple
+        ``(kept, runs)``: the kept run with its children (None if there is no such run) and
+        the runs of the key found (their number tells "logged" from "replaced").
+    """
+    existing = client.search_runs([experiment], filter_string=f"tags.run_key = '{run_key}'", max_results=5000)
+    keep = next((run for run in existing if run.data.tags.get("content_hash") == digest), None)
+    kept = [] if keep is None else [keep] + [
+        run for run in existing if run.data.tags.get("mlflow.parentRunId") == keep.info.run_id
+    ]
+    kept_ids = {run.info.run_id for run in kept}
+    for run in existing:
+        if run.info.run_id not in kept_ids:
+            client.delete_run(run.info.run_id)
+    return (kept or None), existing
+
+
 def log_summary(client, paper: str, experiment: str, table_paths, figure_paths) -> dict:
     """Log the summary run of ``paper``: its rows of every table (``log_table``) and its figures (``log_figure``).
 
@@ -148,7 +169,6 @@ def log_summary(client, paper: str, experiment: str, table_paths, figure_paths) 
     import matplotlib.pyplot as plt
     from mlflow.entities import RunTag
 
-    from kernbench.report.tracking import keep_or_clear
 
     tables, figures = summary_content(paper, table_paths, figure_paths)
     if not tables and not figures:

@@ -1,1 +1,20 @@
 """Kaljahi & Foster, *Any-gram kernels for sentence classification*: Table 3 (kernels and LSTMs)."""
+
+from kernbench.paper import Paper
+
+PAPER = Paper(
+    name="anygram",
+    caption="Kaljahi & Foster, Table 3: any-gram kernels and LSTMs (accuracy and macro-F1, %)",
+    compared_metrics=("accuracy",),
+    headline_metric="accuracy",
+    summary="kernbench.papers.anygram.summary:summary_lines",
+    figures={
+        "anygram-accuracy": "kernbench.papers.anygram.figures:anygram_accuracy",
+        "throughput": "kernbench.papers.anygram.figures:throughput",
+    },
+    command_modules=(
+        "kernbench.papers.anygram.commands",
+        "kernbench.papers.anygram.lstm_commands",
+        "kernbench.papers.anygram.sensitivity_commands",
+    ),
+)

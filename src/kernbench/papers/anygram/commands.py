@@ -9,7 +9,7 @@ import re
 import time
 from pathlib import Path
 
-from kernbench.runs import add_plumbing, add_run_arguments
+from kernbench.runs import add_plumbing, add_run_arguments, set_threads, write_run
 
 log = logging.getLogger("kernbench")
 
@@ -30,21 +30,12 @@ def parse_kernel_name(name: str) -> tuple[str, float, float | None]:
     return system, float(match["lam"]), None if theta is None else float(theta)
 
 
-def set_threads(threads: int) -> None:
-    """Make numba's parallel loops and BLAS use ``threads`` threads."""
-    import numba
-    from threadpoolctl import threadpool_limits
-
-    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
-    threadpool_limits(threads)
-
-
 def _cmd_gram(args) -> None:
     import pandas as pd
 
     from kernbench.cache import save_dense
-    from kernbench.papers.anygram.experiment import SPLITS, compute_grams
     from kernbench.kernels.anygram_encoding import TokenEncoder
+    from kernbench.papers.anygram.experiment import SPLITS, compute_grams
 
     set_threads(args.threads)
     system, lam, theta = parse_kernel_name(args.kernel)
@@ -71,8 +62,8 @@ def _cmd_gram_tile(args) -> None:
     import pandas as pd
 
     from kernbench.cache import save_dense
-    from kernbench.papers.anygram.experiment import check_tile_rows, compute_gram_tile
     from kernbench.kernels.anygram_encoding import TokenEncoder
+    from kernbench.papers.anygram.experiment import check_tile_rows, compute_gram_tile
 
     set_threads(args.threads)
     check_tile_rows(args.tile_rows)
@@ -100,8 +91,8 @@ def _cmd_gram_assemble(args) -> None:
 
     from kernbench.cache import load_dense, save_dense
     from kernbench.errors import DataError
-    from kernbench.papers.anygram.experiment import SPLITS, compute_diags
     from kernbench.kernels.anygram_encoding import TokenEncoder
+    from kernbench.papers.anygram.experiment import SPLITS, compute_diags
 
     set_threads(args.threads)
     system, lam, theta = parse_kernel_name(args.kernel)
@@ -177,8 +168,8 @@ def _cmd_primal(args) -> None:
     import pandas as pd
 
     from kernbench.catalog import DATASETS
-    from kernbench.papers.anygram.experiment import primal_features, run_primal
     from kernbench.kernels.anygram_encoding import TokenEncoder
+    from kernbench.papers.anygram.experiment import primal_features, run_primal
 
     set_threads(args.threads)
     spec = DATASETS[args.dataset]
@@ -213,25 +204,21 @@ def _cmd_primal(args) -> None:
 
 def _write_outputs(args, spec, key_params: dict, result, *, timings: dict, extra_params: dict | None = None) -> dict:
     """Predictions, confusion matrices and the run record of an SVM job; returns the record."""
-    from kernbench.fileio import write_json_atomic, write_parquet_atomic, write_text_atomic
-    from kernbench.records import make_record
+    from kernbench.fileio import write_text_atomic
 
-    write_parquet_atomic(args.predictions, result.predictions)
     write_text_atomic(args.confusion, confusion_frame(result.confusion).to_csv(index=False))
-    record = make_record(
+    return write_run(
+        args,
         paper=spec.paper,
         dataset=spec.name,
         system=args.system,
         key_params=key_params,
         params={**key_params, "chosen": result.chosen, "dev_accuracy_grid": result.dev_scores, **(extra_params or {})},
         rows=result.rows,
+        predictions=result.predictions,
         timings=timings,
-        predictions=args.predictions,
         artifacts=[args.confusion],
-        threads=args.threads,
     )
-    write_json_atomic(args.record, record)
-    return record
 
 
 def confusion_frame(confusion: dict):

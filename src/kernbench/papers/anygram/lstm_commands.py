@@ -34,9 +34,8 @@ def _cmd_lstm(args) -> None:
     from kernbench.catalog import DATASETS
     from kernbench.data.embeddings import load_embeddings
     from kernbench.errors import DataError
-    from kernbench.fileio import write_json_atomic, write_parquet_atomic
     from kernbench.papers.anygram.lstm import HYPERPARAMETERS, configure_tensorflow, train_lstm
-    from kernbench.records import make_record
+    from kernbench.runs import write_run
 
     started, cpu_started = time.perf_counter(), time.process_time()
     configure_tensorflow(args.threads)
@@ -54,9 +53,9 @@ def _cmd_lstm(args) -> None:
     )
 
     key_params = {**settings, "seed": args.seed, "profile": args.profile, "embedding_dim": int(vectors.shape[1])}
-    write_parquet_atomic(args.predictions, result.predictions)
     save_model_atomic(result.model, args.model)
-    record = make_record(
+    record = write_run(
+        args,
         paper=spec.paper,
         dataset=spec.name,
         system=args.system,
@@ -69,11 +68,9 @@ def _cmd_lstm(args) -> None:
             "total": time.perf_counter() - started,
             "cpu": time.process_time() - cpu_started,  # all threads, this command without the interpreter start-up
         },
-        predictions=args.predictions,
+        predictions=result.predictions,
         artifacts=[args.model],
-        threads=args.threads,
     )
-    write_json_atomic(args.record, record)
     log.info(
         "%s %s seed %d: best epoch %d of %d, %s, %.1f s training",
         spec.name,

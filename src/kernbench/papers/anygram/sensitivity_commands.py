@@ -27,11 +27,11 @@ def _kernel_predictions(runs_dir: Path, dataset: str, system: str) -> Path:
 def _cmd_anygram(args) -> None:
     import pandas as pd
 
-    from kernbench.papers.anygram.commands import set_threads
+    from kernbench.kernels.anygram_encoding import TokenEncoder
     from kernbench.papers.anygram import sensitivity as sens
     from kernbench.papers.anygram.experiment import uses_theta
-    from kernbench.kernels.anygram_encoding import TokenEncoder
     from kernbench.report.sensitivity import write_rows
+    from kernbench.runs import set_threads
 
     set_threads(args.threads)
     settings = json.loads(args.settings)
@@ -73,8 +73,8 @@ def _cmd_lstm(args) -> None:
     import pandas as pd
 
     from kernbench.data.embeddings import load_embeddings
-    from kernbench.papers.anygram.sensitivity import trainable_embeddings_rows
     from kernbench.papers.anygram.lstm import configure_tensorflow
+    from kernbench.papers.anygram.sensitivity import trainable_embeddings_rows
     from kernbench.report.sensitivity import write_rows
 
     configure_tensorflow(args.threads)

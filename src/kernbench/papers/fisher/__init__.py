@@ -1,1 +1,14 @@
 """Saunders, Shawe-Taylor & Vinokourov, *String kernels, Fisher kernels and finite state automata*: Table 1."""
+
+from kernbench.paper import Paper
+
+PAPER = Paper(
+    name="fisher",
+    caption="Saunders, Shawe-Taylor & Vinokourov, Table 1: string, Fisher and FSA kernels (%)",
+    compared_metrics=("average_precision", "average_precision_ranking"),
+    headline_metric="average_precision",
+    summary="kernbench.papers.fisher.summary:summary_lines",
+    figures={"fisher-average-precision": "kernbench.papers.fisher.figures:fisher_average_precision"},
+    command_modules=("kernbench.papers.fisher.commands",),
+    mean_over_datasets=True,
+)

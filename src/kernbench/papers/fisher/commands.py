@@ -6,7 +6,7 @@ import json
 import logging
 import time
 
-from kernbench.runs import add_plumbing, add_run_arguments
+from kernbench.runs import add_plumbing, add_run_arguments, set_threads, write_run
 
 log = logging.getLogger("kernbench.fisher")
 
@@ -14,19 +14,13 @@ PAPER = "fisher"
 DATASET = "reuters"
 
 
-def _set_threads(threads: int) -> None:
-    import numba
-
-    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
-
-
 def _cmd_features(args) -> None:
     import pandas as pd
 
-    from kernbench.papers.fisher.experiment import build_features, save_features
     from kernbench.fileio import write_json_atomic
+    from kernbench.papers.fisher.experiment import build_features, save_features
 
-    _set_threads(args.threads)
+    set_threads(args.threads, blas=False)
     params = json.loads(args.params)
     frame = pd.read_parquet(args.prepared, columns=["id", "split", "label", "text"])
     started = time.perf_counter()
@@ -49,8 +43,6 @@ def _cmd_svm(args) -> None:
     import pandas as pd
 
     from kernbench.papers.fisher.experiment import evaluate
-    from kernbench.fileio import write_json_atomic, write_parquet_atomic
-    from kernbench.records import make_record
 
     params = json.loads(args.params)
     frame = pd.read_parquet(args.prepared, columns=["id", "split", "label"])
@@ -60,25 +52,23 @@ def _cmd_svm(args) -> None:
     with open(args.features_info, encoding="utf-8") as handle:
         features_info = json.load(handle)
     key_params = {**params, "category": args.category, "seed": args.seed, "profile": args.profile}
-    write_parquet_atomic(args.predictions, predictions)
     # The c of Eq. 2 the features used (None where unused) and, with fisher.c = cv, its cross-validation.
     c_params = {k: features_info[k] for k in ("c", "c_cv") if k in features_info}
     features = {k: v for k, v in features_info.items() if k not in ("seconds", "c", "c_cv")}
     timings = {"features": features_info["seconds"], "fit_predict": elapsed}
     if "c_cv" in features_info:
         timings["c_cv"] = features_info["c_cv"]["seconds"]
-    record = make_record(
+    record = write_run(
+        args,
         paper=PAPER,
         dataset=DATASET,
         system=args.system,
         key_params=key_params,
         params={**key_params, **c_params, "features": features},
         rows=rows,
+        predictions=predictions,
         timings=timings,
-        predictions=args.predictions,
-        threads=args.threads,
     )
-    write_json_atomic(args.record, record)
     log.info("%s %s: %s", args.system, args.category, record["metrics"])
 
 

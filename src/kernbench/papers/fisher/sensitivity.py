@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from kernbench.errors import DataError
+from kernbench.kernels.fisher import Features
 from kernbench.papers.fisher.experiment import (
     DOCUMENT_SETS,
     SYSTEMS,
@@ -43,7 +44,6 @@ from kernbench.papers.fisher.experiment import (
     run_category,
     weighted_features,
 )
-from kernbench.kernels.fisher import Features
 from kernbench.report.sensitivity import sensitivity_row
 from kernbench.report.uncertainty import METRICS, paired_comparison
 

@@ -8,6 +8,8 @@ of ``a`` and the per-level evaluation), :mod:`~kernbench.papers.ordinal.claims`
 :mod:`~kernbench.papers.ordinal.plot` (Figure 1).
 """
 
+from kernbench.paper import Paper
+
 #: Methods in the order of the paper's Figure 1 legend (FFS and Triv are references).
 SELECTION_METHODS = ("Var", "RR(Var)", "PRP", "RR(IGOR)", "Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)")
 NEW_METHODS = ("RR(IGOR)", "Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)")
@@ -30,3 +32,15 @@ SLUGS = {
     "RR(NC*IDF)": "rr_nc_idf",
 }
 SYSTEM_OF_SLUG = {slug: system for system, slug in SLUGS.items()}
+
+PAPER = Paper(
+    name="ordinal",
+    caption="Baccianella, Esuli & Sebastiani, Figure 1: MAE^M per feature-selection method and level",
+    compared_metrics=("mae_macro",),
+    headline_metric=None,
+    summary="kernbench.papers.ordinal.summary:summary_lines",
+    figures={"ordinal": "kernbench.papers.ordinal.plot:ordinal_curves"},
+    command_modules=("kernbench.papers.ordinal.commands",),
+    level_baselines=REFERENCE_SYSTEMS,
+    extra_tables={"ordinal_claims": "Baccianella, Esuli & Sebastiani: the three claims about Figure 1"},
+)

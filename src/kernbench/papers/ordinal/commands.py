@@ -17,10 +17,9 @@ def _cmd_run(args) -> None:
 
     from kernbench.catalog import DATASETS
     from kernbench.errors import DataError
-    from kernbench.fileio import write_json_atomic, write_parquet_atomic
-    from kernbench.papers.ordinal import SYSTEM_OF_SLUG, SYSTEMS
+    from kernbench.papers.ordinal import PAPER, SYSTEM_OF_SLUG, SYSTEMS
     from kernbench.papers.ordinal.runner import run_system
-    from kernbench.records import make_record
+    from kernbench.runs import write_run
 
     system = SYSTEM_OF_SLUG.get(args.system, args.system)
     if system not in SYSTEMS:
@@ -42,20 +41,18 @@ def _cmd_run(args) -> None:
         raise DataError(f"{args.prepared}: {exc}") from exc
     timings = {**result.timings, "total": time.perf_counter() - started}
     key_params = {**settings, "seed": args.seed, "profile": args.profile}
-    write_parquet_atomic(args.predictions, result.predictions)
-    record = make_record(
-        paper="ordinal",
+    write_run(
+        args,
+        paper=PAPER.name,
         dataset=spec.name,
         system=system,
         key_params=key_params,
         params={**key_params, "chosen": result.chosen},
         rows=result.rows,
-        curves=result.curves,
+        predictions=result.predictions,
         timings=timings,
-        predictions=args.predictions,
-        threads=args.threads,
+        curves=result.curves,
     )
-    write_json_atomic(args.record, record)
     values = [r["value"] for r in result.rows]
     log.info(
         "%s %s: %d level(s), MAE^M %.4f .. %.4f, chosen %s, %.1f s",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from kernbench.errors import DataError
 from kernbench.fileio import atomic_path
 from kernbench.papers.ordinal import SELECTION_METHODS
 
@@ -105,3 +106,29 @@ def curves_figure(curves: pd.DataFrame, dataset: str):
     ax.legend(ncol=3, fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def ordinal_curves(table_csv, out, dataset: str | None = None) -> None:
+    """Figure 1 of Baccianella, Esuli & Sebastiani for one dataset from the ``ordinal`` table.
+
+    Parameters
+    ----------
+    table_csv : path-like
+        ``tables/ordinal.csv``.
+    out : path-like
+        PNG to write (atomically).
+    dataset : str
+        Which review corpus to draw (required).
+
+    Raises
+    ------
+    DataError
+        If no dataset is given, or the table has no test MAE^M rows of ``dataset``.
+    """
+    if not dataset:
+        raise DataError("figure ordinal: --dataset is needed (reviews_clothing, reviews_hotel, ...)")
+    table = pd.read_csv(table_csv)
+    curves = table[(table["split"] == "test") & (table["metric"] == "mae_macro") & (table["dataset"] == dataset)]
+    if curves.empty:
+        raise DataError(f"{table_csv}: no test mae_macro rows of dataset {dataset!r}")
+    plot_curves(curves, dataset, out)

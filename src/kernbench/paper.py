@@ -1,0 +1,60 @@
+"""What the generic layers (tables, paired comparisons, results summary, report, CLI) need to know of a paper.
+
+Each paper package defines one :class:`Paper`; :data:`kernbench.papers.PAPERS`
+collects them. Functions are named as ``"module:function"`` and imported only
+when called, so that reading the registry stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One re-run paper, as the generic layers see it.
+
+    Attributes
+    ----------
+    name : str
+        The paper's key: its table (``tables/<name>.csv``), the ``paper`` field of its run records
+        and its MLflow experiment.
+    caption : str
+        Heading of its table's report page.
+    compared_metrics : tuple of str
+        Metrics of ``significance.csv`` (keys of :data:`kernbench.report.uncertainty.METRICS`).
+    headline_metric : str or None
+        The metric compared with the paper in the gap section; None if the table has no paper values.
+    mean_over_datasets : bool
+        Whether the paper's headline is the mean over its datasets (Reuters categories), per system.
+    level_baselines : tuple of str
+        For a table with reduction levels: the systems every method is compared with at each level
+        (empty: every pair of systems is compared).
+    summary : str
+        ``"module:function"`` giving the paper's lines of ``results.md``:
+        ``function(tables_dir, *, levels) -> list[str]``.
+    figures : dict
+        ``{kind: "module:function"}`` of its report figures, each ``function(input, out, dataset=None)``.
+    command_modules : tuple of str
+        Modules adding its subcommands through ``register(subparsers)``.
+    extra_tables : dict
+        ``{table: caption}`` of further tables it writes (claims, ...).
+    """
+
+    name: str
+    caption: str
+    compared_metrics: tuple[str, ...]
+    headline_metric: str | None
+    summary: str
+    figures: dict = field(default_factory=dict)
+    command_modules: tuple[str, ...] = ()
+    mean_over_datasets: bool = False
+    level_baselines: tuple[str, ...] = ()
+    extra_tables: dict = field(default_factory=dict)
+
+
+def resolve(reference: str):
+    """Import and return the object named ``"module:attribute"``."""
+    module, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module), attribute)
