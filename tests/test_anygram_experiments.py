@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -13,20 +14,24 @@ from kernbench.cache import load_dense
 from kernbench.cli import main
 from kernbench.errors import DataError
 from kernbench.kernels.anygram import anygram_gram
-from kernbench.papers.anygram.commands import parse_kernel_name
-from kernbench.papers.anygram.experiment import SYSTEMS, kernel_name, run_svm
+from kernbench.papers.anygram.experiment import run_svm
+from kernbench.papers.anygram.kernel_setting import SYSTEMS, KernelSetting
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS))
 def test_kernel_name_round_trip(system):
     theta = 0.85 if system.endswith("west") else None
-    assert parse_kernel_name(kernel_name(system, 0.4, theta)) == (system, 0.4, theta)
+    setting = KernelSetting(system, 0.4, theta)
+    assert KernelSetting.parse(setting.name) == setting
+    assert re.fullmatch(KernelSetting.PATTERN, setting.name)
 
 
 def test_kernel_name_rejects_bad_names():
     for bad in ("AGKwest_lam0.4", "AGKsm_lam0.4_theta0.8", "Foo_lam0.4"):
         with pytest.raises(DataError):
-            parse_kernel_name(bad)
+            KernelSetting.parse(bad)
+    for bad in ("Foo_lam0.4", "AGKsm_lam", "AGKsm_lam0.4_thetax", "AGKsm_lam0.4/train"):
+        assert not re.fullmatch(KernelSetting.PATTERN, bad)
 
 
 def _toy_frame(n_per_split=(30, 12, 12), seed=0):
@@ -95,7 +100,7 @@ def test_gram_and_svm_commands(tmp_path, capsys):
     np.savez(emb, words=words, vectors=vectors, found=np.ones(words.size, bool), cased=False)
     dirs = []
     for theta in (0.5, 0.9):
-        out_dir = tmp_path / "cache" / kernel_name("AGKwest", 0.4, theta)
+        out_dir = tmp_path / "cache" / KernelSetting("AGKwest", 0.4, theta).name
         assert main(["anygram-gram", "--dataset", "semeval14_laptop", "--kernel", out_dir.name, "--prepared", str(prepared),
                      "--embeddings", str(emb), "--out-dir", str(out_dir)]) == 0
         assert load_dense(out_dir / "dev.npz").shape == (12, 30)

@@ -11,13 +11,12 @@ from kernbench.cli import main
 from kernbench.kernels import anygram as anygram_kernels
 from kernbench.kernels.anygram_encoding import TokenEncoder
 from kernbench.papers.anygram.experiment import (
-    TILE_QUANTUM,
     check_tile_rows,
     compute_gram_tile,
-    kernel_name,
     tile_bounds,
     tile_files,
 )
+from kernbench.papers.anygram.kernel_setting import KernelSetting
 from tests.conftest import glove_for
 
 SIZES = {"train": 520, "dev": 60, "test": 270}  # 3, 1 and 2 tiles of 256 rows
@@ -35,7 +34,7 @@ def laptop_slice(laptop, tmp_path_factory):
 
 
 def test_tile_sizes_are_multiples_of_the_wess_row_block():
-    assert TILE_QUANTUM % anygram_kernels._WESS_ROWS == 0
+    assert anygram_kernels._WESS_ROWS == anygram_kernels.WESS_ROW_BLOCK == 256
     assert tile_bounds(520, 256) == [(0, 256), (256, 512), (512, 520)]
     assert tile_bounds(0, 256) == [(0, 0)]
     for bad in (0, 100, -256):
@@ -49,7 +48,7 @@ def test_tile_sizes_are_multiples_of_the_wess_row_block():
 )
 def test_tiled_gram_equals_the_one_block_gram(laptop_slice, system, theta):
     root, prepared, emb = laptop_slice
-    kernel = kernel_name(system, 0.4, theta)
+    kernel = KernelSetting(system, 0.4, theta).name
     common = ["--dataset", "semeval14_laptop", "--kernel", kernel, "--prepared", str(prepared), "--embeddings", str(emb)]
     one_block = root / "one" / kernel
     assert main(["anygram-gram", *common, "--threads", "2", "--out-dir", str(one_block)]) == 0

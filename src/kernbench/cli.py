@@ -101,7 +101,7 @@ def _cmd_baseline(args) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``kernbench`` command."""
-    from kernbench.runs import add_plumbing, add_run_arguments
+    from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments
 
     parser = argparse.ArgumentParser(
         prog="kernbench",
@@ -146,9 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_embeddings)
 
     p = add_plumbing(sub, "baseline", "run a Triv / BoW-TFIDF baseline and write its run record")
-    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
-    p.add_argument("--system", required=True, help="system name, as in the paper's table")
-    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    add_input_arguments(p, "--dataset", "--system", "--prepared")
     p.add_argument("--params", required=True, help="JSON parameters")
     add_run_arguments(p)
     p.set_defaults(func=_cmd_baseline)

@@ -17,9 +17,27 @@ def add_run_arguments(parser) -> None:
     """
     parser.add_argument("--seed", type=int, required=True, help="seed of the experiment (goes into the run key)")
     parser.add_argument("--profile", required=True, help="config profile the run belongs to (goes into the run key)")
-    parser.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
+    add_input_arguments(parser, "--threads")
     parser.add_argument("--record", required=True, help="run record (JSON) to write")
     parser.add_argument("--predictions", required=True, help="per-item predictions (.parquet) to write")
+
+
+#: Arguments that many commands share, with one spelling of their help.
+INPUT_ARGUMENTS = {
+    "--dataset": {"required": True, "help": "dataset name, as in config.yaml's datasets"},
+    "--system": {"required": True, "help": "system name, as in the paper's table"},
+    "--prepared": {"required": True, "help": "prepared dataset .parquet (kernbench prepare)"},
+    "--embeddings": {"required": True, "help": "embeddings .npz (kernbench embeddings)"},
+    "--threads": {"type": int, "default": 1, "help": "threads the job may use (numba, BLAS)"},
+    "--cased-sm": {"action": "store_true", "help": "AGKsm: match tokens as written, not lower-cased"},
+    "--records": {"nargs": "+", "required": True, "help": "run records (JSON) to read"},
+}
+
+
+def add_input_arguments(parser, *flags: str) -> None:
+    """Add the shared arguments ``flags`` (keys of :data:`INPUT_ARGUMENTS`) to ``parser``."""
+    for flag in flags:
+        parser.add_argument(flag, **INPUT_ARGUMENTS[flag])
 
 
 def add_plumbing(subparsers, name: str, summary: str):
@@ -58,32 +76,19 @@ def set_threads(threads: int, *, blas: bool = True) -> None:
         threadpool_limits(threads)
 
 
-def write_run(
-    args,
-    *,
-    paper: str,
-    dataset: str,
-    system: str,
-    key_params: dict,
-    params: dict,
-    rows: list[dict],
-    predictions,
-    timings: dict,
-    curves: dict | None = None,
-    artifacts: list[str] | None = None,
-) -> dict:
+def write_run(args, *, predictions, **fields) -> dict:
     """Write a job's predictions to ``args.predictions`` and its run record to ``args.record``.
 
     Parameters
     ----------
     args : argparse.Namespace
         The command's arguments (:func:`add_run_arguments`): ``record``, ``predictions``, ``threads``.
-    paper, dataset, system : str
-        What was run.
-    key_params, params, rows, timings, curves, artifacts
-        As :func:`kernbench.records.make_record`.
     predictions : pandas.DataFrame
         Per-item predictions.
+    **fields
+        The record's other fields, as :func:`kernbench.records.make_record` takes them
+        (``paper``, ``dataset``, ``system``, ``key_params``, ``params``, ``rows``, ``timings``,
+        optionally ``curves`` and ``artifacts``).
 
     Returns
     -------
@@ -94,18 +99,6 @@ def write_run(
     from kernbench.records import make_record
 
     write_parquet_atomic(args.predictions, predictions)
-    record = make_record(
-        paper=paper,
-        dataset=dataset,
-        system=system,
-        key_params=key_params,
-        params=params,
-        rows=rows,
-        timings=timings,
-        predictions=args.predictions,
-        threads=args.threads,
-        curves=curves,
-        artifacts=artifacts,
-    )
+    record = make_record(**fields, predictions=args.predictions, threads=args.threads)
     write_json_atomic(args.record, record)
     return record

@@ -2,11 +2,12 @@
 from kernbench.papers.anygram.experiment import gram_files as anygram_gram_files
 from kernbench.papers.anygram.experiment import planned_runs as anygram_runs
 from kernbench.papers.anygram.experiment import tile_files as anygram_tile_files
+from kernbench.papers.anygram.kernel_setting import KernelSetting
 from kernbench.papers.anygram.sensitivity import sensitivity_jobs as anygram_sensitivity_jobs
 
 ANYGRAM = config["anygram"]
 ANYGRAM_CACHE = f"{RESULTS}/cache/anygram"
-ANYGRAM_KERNEL = r"(AGK|NGTK)[a-z]+_lam[0-9.e+-]+(_theta[0-9.e+-]+)?"
+ANYGRAM_KERNEL = KernelSetting.PATTERN
 # training: primal moves AGKsm and AGKwess from SVC on Gram matrices to a linear SVM on their feature maps.
 ANYGRAM_PRIMAL = ANYGRAM["training"] == "primal"
 ANYGRAM_SVM_SYSTEMS = "AGKwest|NGTKsm|NGTKwest" if ANYGRAM_PRIMAL else "AGKsm|AGKwest|AGKwess|NGTKsm|NGTKwest"

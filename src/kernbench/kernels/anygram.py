@@ -59,8 +59,9 @@ _CHUNK = 256
 #: Pairs per task of the west fast path (one task builds one sentence's match masks).
 _WEST_TASK = 4096
 #: Rows and columns of one GEMM of the wess map: wide enough for BLAS, narrow enough in sentence length.
-#: Row tiles of a Gram matrix (kernbench.papers.anygram.experiment) are multiples of _WESS_ROWS.
-_WESS_ROWS, _WESS_COLS = 256, 256
+#: A Gram matrix computed in row tiles that start at multiples of the row block is the same matrix.
+WESS_ROW_BLOCK = 256
+_WESS_ROWS, _WESS_COLS = WESS_ROW_BLOCK, 256
 
 
 # --------------------------------------------------------------------------- inputs

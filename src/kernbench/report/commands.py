@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from kernbench.errors import KernbenchError
-from kernbench.runs import add_plumbing
+from kernbench.runs import add_input_arguments, add_plumbing
 
 log = logging.getLogger("kernbench")
 
@@ -45,7 +45,7 @@ def _cmd_tables(args) -> None:
 def _register_tables(subparsers) -> None:
     """Add the ``track`` and ``tables`` subcommands."""
     p = add_plumbing(subparsers, "track", "log run records to MLflow (idempotent)")
-    p.add_argument("--records", nargs="+", required=True, help="run records (JSON) to read")
+    add_input_arguments(p, "--records")
     p.add_argument("--results-dir", required=True, help="the run's results_dir")
     p.add_argument("--tracking-uri", default="",
                    help="MLflow tracking URI (default: sqlite at <results_dir>/mlflow.db)")
@@ -56,7 +56,7 @@ def _register_tables(subparsers) -> None:
     p.set_defaults(func=_cmd_track)
 
     p = add_plumbing(subparsers, "tables", "build a comparison table from run records")
-    p.add_argument("--records", nargs="+", required=True, help="run records (JSON) to read")
+    add_input_arguments(p, "--records")
     p.add_argument("--paper-values", required=True, help="workflow/paper_results.yaml: the papers' numbers")
     p.add_argument("--csv", required=True, help="table to write (CSV)")
     p.add_argument("--md", required=True, help="table to write (markdown)")
@@ -111,7 +111,7 @@ def _cmd_merge(args) -> None:
 def _register_significance(subparsers) -> None:
     """Add the ``significance`` and ``significance-merge`` subcommands."""
     p = add_plumbing(subparsers, "significance", "paired bootstrap / McNemar comparisons between systems")
-    p.add_argument("--records", nargs="+", required=True, help="run records (JSON) to read")
+    add_input_arguments(p, "--records")
     p.add_argument("--levels", required=True, help="JSON list of reduction levels compared (papers whose table has levels)")
     p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples per comparison")
     p.add_argument("--seed", type=int, required=True, help="seed of the paired bootstrap")

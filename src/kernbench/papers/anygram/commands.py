@@ -5,30 +5,14 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import re
 import time
+from dataclasses import astuple
 from pathlib import Path
 
-from kernbench.runs import add_plumbing, add_run_arguments, set_threads, write_run
+from kernbench.papers.anygram.kernel_setting import KernelSetting
+from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments, set_threads, write_run
 
 log = logging.getLogger("kernbench")
-
-_KERNEL = re.compile(r"^(?P<system>[A-Za-z]+)_lam(?P<lam>[0-9.e+-]+?)(?:_theta(?P<theta>[0-9.e+-]+))?$")
-
-
-def parse_kernel_name(name: str) -> tuple[str, float, float | None]:
-    """Invert :func:`kernbench.papers.anygram.experiment.kernel_name`: ``(system, lam, theta)``."""
-    from kernbench.errors import DataError
-    from kernbench.papers.anygram.experiment import SYSTEMS, uses_theta
-
-    match = _KERNEL.match(name)
-    if not match or match["system"] not in SYSTEMS:
-        raise DataError(f"kernel name {name!r} is not <system>_lam<lam>[_theta<theta>] with a known system")
-    system, theta = match["system"], match["theta"]
-    if uses_theta(system) != (theta is not None):
-        raise DataError(f"kernel name {name!r}: {system} {'needs' if uses_theta(system) else 'takes no'} theta")
-    return system, float(match["lam"]), None if theta is None else float(theta)
-
 
 def _cmd_gram(args) -> None:
     import pandas as pd
@@ -38,7 +22,7 @@ def _cmd_gram(args) -> None:
     from kernbench.papers.anygram.experiment import SPLITS, compute_grams
 
     set_threads(args.threads)
-    system, lam, theta = parse_kernel_name(args.kernel)
+    system, lam, theta = astuple(KernelSetting.parse(args.kernel))
     frame = pd.read_parquet(args.prepared)
     encoder = TokenEncoder.from_npz(args.embeddings)
     started = time.perf_counter()
@@ -67,7 +51,7 @@ def _cmd_gram_tile(args) -> None:
 
     set_threads(args.threads)
     check_tile_rows(args.tile_rows)
-    system, lam, theta = parse_kernel_name(args.kernel)
+    system, lam, theta = astuple(KernelSetting.parse(args.kernel))
     frame = pd.read_parquet(args.prepared)
     encoder = TokenEncoder.from_npz(args.embeddings)
     start = args.tile * args.tile_rows
@@ -95,7 +79,7 @@ def _cmd_gram_assemble(args) -> None:
     from kernbench.papers.anygram.experiment import SPLITS, compute_diags
 
     set_threads(args.threads)
-    system, lam, theta = parse_kernel_name(args.kernel)
+    system, lam, theta = astuple(KernelSetting.parse(args.kernel))
     frame = pd.read_parquet(args.prepared)
     n_train = int((frame["split"] == "train").sum())
     grams = {}
@@ -142,7 +126,7 @@ def _cmd_svm(args) -> None:
     frame = pd.read_parquet(args.prepared)
     grams = {}
     for directory in args.grams:
-        system, lam, theta = parse_kernel_name(Path(directory).name)
+        system, lam, theta = astuple(KernelSetting.parse(Path(directory).name))
         if system != args.system:
             raise ValueError(f"{directory}: Gram matrices of {system}, not {args.system}")
         grams[theta] = functools.partial(_load_grams, Path(directory))  # loaded when its turn comes
@@ -237,43 +221,34 @@ def confusion_frame(confusion: dict):
 def register(subparsers) -> None:
     """Add the ``anygram-gram``, ``-gram-tile``, ``-gram-assemble``, ``-svm`` and ``-primal`` subcommands."""
     p = add_plumbing(subparsers, "anygram-gram", "any-gram / NGTK Gram matrices (train, dev, test x train)")
-    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    add_input_arguments(p, "--dataset")
     p.add_argument("--kernel", required=True, help="<system>_lam<lam>[_theta<theta>], e.g. AGKwest_lam0.4_theta0.8")
-    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
-    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
-    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
-    p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
+    add_input_arguments(p, "--prepared", "--embeddings", "--threads", "--cased-sm")
     p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
     p.set_defaults(func=_cmd_gram)
 
     p = add_plumbing(subparsers, "anygram-gram-tile", "one row tile of an any-gram / NGTK Gram matrix (split x train)")
-    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    add_input_arguments(p, "--dataset")
     p.add_argument("--kernel", required=True, help="as for anygram-gram")
-    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
-    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    add_input_arguments(p, "--prepared", "--embeddings")
     p.add_argument("--split", required=True, choices=["train", "dev", "test"], help="split whose rows the tile holds")
     p.add_argument("--tile", type=int, required=True, help="tile index: rows tile*tile_rows up to the next tile")
     p.add_argument("--tile-rows", type=int, required=True, help="rows per tile (a multiple of the GEMM row block)")
-    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
-    p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
+    add_input_arguments(p, "--threads", "--cased-sm")
     p.add_argument("--out", required=True, help="tile .npz to write")
     p.set_defaults(func=_cmd_gram_tile)
 
     p = add_plumbing(subparsers, "anygram-gram-assemble", "stack row tiles into the Gram matrices of anygram-gram")
-    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    add_input_arguments(p, "--dataset")
     p.add_argument("--kernel", required=True, help="kernel directory name: <system>_lam<lam>[_theta<theta>]")
-    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
-    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    add_input_arguments(p, "--prepared", "--embeddings")
     p.add_argument("--tiles", nargs="+", required=True, help="<split>_<tile>.npz files of every split")
-    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
-    p.add_argument("--cased-sm", action="store_true", help="AGKsm: match tokens as written, not lower-cased")
+    add_input_arguments(p, "--threads", "--cased-sm")
     p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
     p.set_defaults(func=_cmd_gram_assemble)
 
     p = add_plumbing(subparsers, "anygram-svm", "SVC on precomputed any-gram kernels; theta/normalisation/C on dev")
-    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
-    p.add_argument("--system", required=True, help="system name, as in the paper's table")
-    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    add_input_arguments(p, "--dataset", "--system", "--prepared")
     p.add_argument("--grams", nargs="+", required=True, help="Gram directories, one per theta")
     p.add_argument("--settings", required=True, help='JSON {"C": [...], "normalize": [...]}')
     add_run_arguments(p)
@@ -283,10 +258,9 @@ def register(subparsers) -> None:
     p = add_plumbing(
         subparsers, "anygram-primal", "AGKsm / AGKwess as a linear SVM on explicit feature maps (no Gram matrix)"
     )
-    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    add_input_arguments(p, "--dataset")
     p.add_argument("--system", required=True, choices=["AGKsm", "AGKwess"], help="system name, as in the paper's table")
-    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
-    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    add_input_arguments(p, "--prepared", "--embeddings")
     p.add_argument("--settings", required=True,
                    help='JSON {"lam": ..., "C": [...], "normalize": [...], "lowercase_sm": true}')
     add_run_arguments(p)

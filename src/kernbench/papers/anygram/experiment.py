@@ -16,32 +16,12 @@ import numpy as np
 import pandas as pd
 
 from kernbench.errors import DataError
+from kernbench.papers.anygram.kernel_setting import SYSTEMS, KernelSetting, uses_theta
 from kernbench.progress import progress
 
-#: system -> (family, variant)
-SYSTEMS = {
-    "AGKsm": ("agk", "sm"),
-    "AGKwest": ("agk", "west"),
-    "AGKwess": ("agk", "wess"),
-    "NGTKsm": ("ngtk", "sm"),
-    "NGTKwest": ("ngtk", "west"),
-}
 SPLITS = ("train", "dev", "test")
 #: Systems with an explicit finite feature map, trainable in the primal.
 PRIMAL_SYSTEMS = ("AGKsm", "AGKwess")
-#: Row tiles of a Gram matrix start at multiples of this (the X-against-Y row block of the wess GEMM).
-TILE_QUANTUM = 256
-
-
-def uses_theta(system: str) -> bool:
-    """Whether the system has a similarity threshold to tune."""
-    return SYSTEMS[system][1] == "west"
-
-
-def kernel_name(system: str, lam: float, theta: float | None = None) -> str:
-    """File-name key of a kernel setting, e.g. ``AGKwest_lam0.4_theta0.8``."""
-    name = f"{system}_lam{float(lam):g}"
-    return f"{name}_theta{float(theta):g}" if uses_theta(system) else name
 
 
 def _split(frame: pd.DataFrame, split: str) -> pd.DataFrame:
@@ -149,11 +129,14 @@ def check_tile_rows(tile_rows: int) -> None:
     Parameters
     ----------
     tile_rows : int
-        Rows per tile; a positive multiple of ``TILE_QUANTUM``.
+        Rows per tile; a positive multiple of the wess GEMM's row block
+        (:data:`kernbench.kernels.anygram.WESS_ROW_BLOCK`).
     """
-    if tile_rows <= 0 or tile_rows % TILE_QUANTUM:
+    from kernbench.kernels.anygram import WESS_ROW_BLOCK
+
+    if tile_rows <= 0 or tile_rows % WESS_ROW_BLOCK:
         raise ValueError(
-            f"anygram.tile_rows must be a positive multiple of {TILE_QUANTUM} (the row block of the wess GEMM), "
+            f"anygram.tile_rows must be a positive multiple of {WESS_ROW_BLOCK} (the row block of the wess GEMM), "
             f"got {tile_rows}"
         )
 
@@ -180,7 +163,7 @@ def compute_gram_tile(frame, encoder, *, system, lam, theta=None, split, start, 
 
     Assembled in order, the tiles of a split equal, bit for bit, the same
     matrix computed as one X-against-Y block (tiles start at multiples of
-    :data:`TILE_QUANTUM`, so every product is repeated as it is). For ``train``
+    :data:`kernbench.kernels.anygram.WESS_ROW_BLOCK`, so every product is repeated as it is). For ``train``
     that block is the X-against-Y form of the symmetric matrix that
     :func:`compute_grams` builds, equal to it up to round-off.
 
@@ -427,7 +410,7 @@ def planned_runs(config: dict) -> list[tuple[str, str]]:
 def gram_dirs(cache: str, dataset: str, system: str, cfg: dict) -> list[str]:
     """Gram directories an SVC job of (dataset, system) selects among: one per theta, or one."""
     thetas = cfg["theta"] if uses_theta(system) else [None]
-    return [f"{cache}/{dataset}/{kernel_name(system, cfg['lam'], t)}" for t in thetas]
+    return [f"{cache}/{dataset}/{KernelSetting(system, cfg['lam'], t).name}" for t in thetas]
 
 
 def gram_files(cache: str, dataset: str, system: str, cfg: dict) -> list[str]:
@@ -448,7 +431,7 @@ def tile_files(cache: str, dataset: str, kernel: str, prepared_path: str, tile_r
     cache : str
         Any-gram cache directory.
     dataset, kernel : str
-        Dataset name and kernel setting (:func:`kernel_name`).
+        Dataset name and kernel setting (:attr:`KernelSetting.name`).
     prepared_path : str
         The prepared parquet (its split sizes decide the number of tiles).
     tile_rows : int

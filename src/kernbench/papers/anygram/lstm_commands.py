@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kernbench.runs import add_plumbing, add_run_arguments
+from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments
 
 log = logging.getLogger("kernbench")
 
@@ -91,7 +91,7 @@ def register(subparsers) -> None:
     p.add_argument("--dataset", required=True, choices=TOKENISED, help="dataset name, as in config.yaml's datasets")
     p.add_argument("--system", required=True, choices=["UniLSTM", "BiLSTM"],
                    help="system name, as in the paper's table")
-    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    add_input_arguments(p, "--prepared")
     p.add_argument("--embeddings", required=True, help="npz with `words`, `vectors` and `cased`")
     p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs and patience")
     add_run_arguments(p)

@@ -7,7 +7,7 @@ import logging
 import time
 from pathlib import Path
 
-from kernbench.runs import add_plumbing
+from kernbench.runs import add_input_arguments, add_plumbing
 
 log = logging.getLogger("kernbench")
 
@@ -29,7 +29,7 @@ def _cmd_anygram(args) -> None:
 
     from kernbench.kernels.anygram_encoding import TokenEncoder
     from kernbench.papers.anygram import sensitivity as sens
-    from kernbench.papers.anygram.experiment import uses_theta
+    from kernbench.papers.anygram.kernel_setting import uses_theta
     from kernbench.report.sensitivity import write_rows
     from kernbench.runs import set_threads
 
@@ -101,11 +101,11 @@ def _cmd_lstm(args) -> None:
 def _common(p) -> None:
     p.add_argument("--datasets", nargs="+", required=True, help="dataset names, as in config.yaml's datasets")
     p.add_argument("--prepared", nargs="+", required=True, help="prepared parquet of each dataset, in order")
-    p.add_argument("--embeddings", required=True, help="embeddings .npz (kernbench embeddings)")
+    add_input_arguments(p, "--embeddings")
     p.add_argument("--runs-dir", required=True, help="runs/anygram of the main table (the default's predictions)")
     p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")
     p.add_argument("--seed", type=int, required=True, help="seed of the paired bootstrap")
-    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
+    add_input_arguments(p, "--threads")
     p.add_argument("--out", required=True, help="sensitivity CSV of this choice")
 
 

@@ -6,7 +6,7 @@ import json
 import logging
 import time
 
-from kernbench.runs import add_plumbing, add_run_arguments, set_threads, write_run
+from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments, set_threads, write_run
 
 log = logging.getLogger("kernbench.fisher")
 
@@ -98,19 +98,18 @@ def _cmd_sensitivity(args) -> None:
 def register(subparsers) -> None:
     """Add the ``fisher-*`` subcommands."""
     p = add_plumbing(subparsers, "fisher-features", "build and cache one system's Reuters feature matrices")
-    p.add_argument("--system", required=True, help="system name, as in the paper's table")
-    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    add_input_arguments(p, "--system", "--prepared")
     p.add_argument("--params", required=True, help="JSON: the fisher config block")
     p.add_argument("--seed", type=int, default=None, help="seed of the cross-validation of c (fisher.c = cv)")
-    p.add_argument("--threads", type=int, default=1, help="threads the job may use (numba, BLAS)")
+    add_input_arguments(p, "--threads")
     p.add_argument("--out", required=True, help=".npz feature cache")
     p.add_argument("--info", required=True, help="JSON sizes and build time")
     p.set_defaults(func=_cmd_features)
 
     p = add_plumbing(subparsers, "fisher-svm", "linear SVM for one (system, category); writes its run record")
-    p.add_argument("--system", required=True, help="system name, as in the paper's table")
+    add_input_arguments(p, "--system")
     p.add_argument("--category", required=True, help="Reuters category (one of the top 10)")
-    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    add_input_arguments(p, "--prepared")
     p.add_argument("--features", required=True, help="feature cache (.npz, written by kernbench fisher-features)")
     p.add_argument("--features-info", required=True, help="JSON sizes of the feature cache (kernbench fisher-features)")
     p.add_argument("--params", required=True, help='JSON {"C", "loss", "max_iter"}')

@@ -7,7 +7,7 @@ import json
 import logging
 import time
 
-from kernbench.runs import add_plumbing, add_run_arguments
+from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments
 
 log = logging.getLogger("kernbench")
 
@@ -131,15 +131,15 @@ def _cmd_sensitivity(args) -> None:
 def register(subparsers) -> None:
     """Add the ``ordinal-*`` subcommands."""
     p = add_plumbing(subparsers, "ordinal-run", "one (dataset, system) of the ordinal feature-selection experiment")
-    p.add_argument("--dataset", required=True, help="dataset name, as in config.yaml's datasets")
+    add_input_arguments(p, "--dataset")
     p.add_argument("--system", required=True, help="system name (e.g. 'RR(Var*IDF)') or its slug (rr_var_idf)")
-    p.add_argument("--prepared", required=True, help="prepared dataset .parquet (kernbench prepare)")
+    add_input_arguments(p, "--prepared")
     p.add_argument("--params", required=True, help="JSON: the ordinal.run config block")
     add_run_arguments(p)
     p.set_defaults(func=_cmd_run)
 
     p = add_plumbing(subparsers, "ordinal-claims", "answer the paper's three claims from the run records")
-    p.add_argument("--records", nargs="+", required=True, help="run records (JSON) to read")
+    add_input_arguments(p, "--records")
     p.add_argument("--params", required=True, help="JSON: the ordinal.claims config block")
     p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples of each paired comparison")
     p.add_argument("--seed", type=int, required=True, help="seed of the paired bootstrap")
