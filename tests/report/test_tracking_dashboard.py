@@ -13,8 +13,9 @@ from kernbench.records import flat_metrics, make_run_key
 from kernbench.report.tables import build_table, load_paper_values, write_table
 from kernbench.report.tracking import default_tracking_uri, log_records
 from kernbench.report.tracking_entries import Entry, assign_names, curve_metrics, load_cells, record_entries
+from tests.conftest import REPO_ROOT
 
-PAPER_VALUES = "workflow/paper_results.yaml"
+PAPER_VALUES = REPO_ROOT / "workflow" / "paper_results.yaml"
 STARTED, FINISHED = 1_700_000_000_000, 1_700_000_123_456
 
 

@@ -11,8 +11,9 @@ from mlflow.tracking import MlflowClient
 from kernbench.records import flat_metrics, make_run_key
 from kernbench.report.tables import build_table, load_paper_values, write_table
 from kernbench.report.tracking import default_tracking_uri, log_records
+from tests.conftest import REPO_ROOT
 
-PAPER_VALUES = "workflow/paper_results.yaml"
+PAPER_VALUES = REPO_ROOT / "workflow" / "paper_results.yaml"
 
 
 def _record(tmp_path, dataset, system, rows, *, paper="anygram", params=None):

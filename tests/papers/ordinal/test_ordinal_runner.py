@@ -23,6 +23,7 @@ from kernbench.papers.ordinal.sensitivity import prp_weights_rows
 from kernbench.papers.ordinal.selection import n_selected, round_robin, select
 from kernbench.records import flat_metrics, make_run_key
 from kernbench.report.tables import build_table, load_paper_values, markdown_subset, write_table
+from tests.conftest import REPO_ROOT
 
 SETTINGS = {
     "levels": [0.01, 0.1, 0.5],
@@ -296,7 +297,7 @@ def test_table_extra_key_column_groups_and_filters_markdown(tmp_path):
     # a second seed of one system averages per (key, xi) cell
     row = {"dataset": "d", "split": "test", "metric": "mae_macro"}
     paths.append(_record(tmp_path, "d", "PRP", [{**row, "xi": 0.01, "value": 1.0}], "prp-seed2"))
-    table = build_table(paths, load_paper_values("workflow/paper_results.yaml"))
+    table = build_table(paths, load_paper_values(REPO_ROOT / "workflow" / "paper_results.yaml"))
     assert list(table.columns[:6]) == ["dataset", "system", "split", "metric", "xi", "value"]
     assert len(table) == 2 + 7 * 6
     prp = table[(table["system"] == "PRP") & np.isclose(table["xi"], 0.01)].iloc[0]

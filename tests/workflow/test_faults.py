@@ -198,7 +198,7 @@ def test_temporary_files_of_a_killed_write_are_removed_by_the_next_write(tmp_pat
 
 
 def _records(tmp_path):
-    from tests.test_tables_and_tracking import _record
+    from tests.report.test_tables_and_tracking import _record
 
     rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
     return [_record(tmp_path, "sst", "Triv", rows), _record(tmp_path, "sst", "BoW-TFIDF", rows)]
