@@ -61,10 +61,10 @@ def run_one(args) -> dict:
     """One (variant, route, size) measurement in this process; returns its figures."""
     from sklearn.preprocessing import normalize
 
-    from kernbench.papers.anygram.commands import set_threads
     from kernbench.kernels.anygram import anygram_diag, anygram_gram, normalize_gram
     from kernbench.kernels.anygram_features import anygram_features
     from kernbench.learners.svm import fit_primal_svm, fit_svc
+    from kernbench.runs import set_threads
 
     set_threads(args.threads)
     train, y_train, test, y_test, vectors = _load(Path(args.sst_dir), args.embeddings, args.n, args.seed)

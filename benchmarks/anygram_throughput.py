@@ -32,11 +32,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from kernbench.papers.anygram.commands import set_threads
 from kernbench.fileio import write_text_atomic
 from kernbench.kernels.anygram import anygram_gram
 from kernbench.kernels.anygram_encoding import TokenEncoder
 from kernbench.kernels.ngtk import ngtk_gram
+from kernbench.runs import set_threads
 
 
 def _peak_rss_mb() -> float:

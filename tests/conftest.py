@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+
+from kernbench.records import make_record
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,3 +44,71 @@ def glove_for(frame):
     tokens = [t for toks in frame["tokens"] for t in toks]
     vocabulary, matrix, _ = embeddings.cut_to_vocabulary(tokens, words, vectors, cased=False)
     return vocabulary, matrix
+
+
+def write_record(
+    path: Path,
+    *,
+    paper: str,
+    dataset: str,
+    system: str,
+    rows: list[dict],
+    key_params: dict | None = None,
+    params: dict | None = None,
+    curves: dict | None = None,
+    timings: dict | None = None,
+    predictions: str | Path = "",
+    artifacts: list | None = None,
+    provenance: dict | None = None,
+) -> Path:
+    """Write the run record an experiment job would write, built by :func:`kernbench.records.make_record`.
+
+    ``run_key`` and ``metrics`` are derived from the arguments as the jobs derive
+    them; only ``provenance`` is the one given, so the record does not depend on
+    the checkout, the machine or the clock.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        File to write the record to (JSON).
+    paper, dataset, system : str
+        What was run.
+    rows : list of dict
+        Table rows ``{"dataset", "split", "metric", "value"}`` (plus extra keys such as ``xi``).
+    key_params : dict, optional
+        The parameters that make the run key; none by default.
+    params : dict, optional
+        The recorded parameters; ``key_params`` by default.
+    curves : dict, optional
+        Per-step metrics; none by default.
+    timings : dict, optional
+        Seconds per phase; none by default.
+    predictions : str or pathlib.Path, optional
+        Path of the per-item predictions; ``""`` (none) by default.
+    artifacts : list, optional
+        Further files or directories to attach.
+    provenance : dict, optional
+        The record's provenance; empty by default.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    key_params = {} if key_params is None else key_params
+    record = make_record(
+        paper=paper,
+        dataset=dataset,
+        system=system,
+        key_params=key_params,
+        params=key_params if params is None else params,
+        rows=rows,
+        timings=timings or {},
+        predictions=predictions,
+        threads=1,
+        curves=curves,
+        artifacts=artifacts,
+    )
+    record["provenance"] = provenance or {}
+    path.write_text(json.dumps(record))
+    return path

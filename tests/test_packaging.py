@@ -90,3 +90,14 @@ def test_conda_environment_matches_pyproject(pyproject):
     wanted = pyproject["dependencies"] + pyproject["optional-dependencies"]["test"]
     assert sorted(p for p in pip if p != "-e .") == sorted(wanted)
     assert "-e ." in pip
+
+
+@pytest.mark.parametrize("script", sorted((REPO_ROOT / "benchmarks").glob("*.py")), ids=lambda p: p.name)
+def test_benchmark_scripts_import(script):
+    """The benchmark scripts run only in the full profile; their imports must follow the package's layout."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"benchmark_{script.stem}", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert callable(getattr(module, "main", None))

@@ -8,30 +8,25 @@ import pandas as pd
 import pytest
 from mlflow.tracking import MlflowClient
 
-from kernbench.records import flat_metrics, make_run_key
 from kernbench.report.tables import build_table, load_paper_values, write_table
 from kernbench.report.tracking import default_tracking_uri, log_records
+from tests.conftest import REPO_ROOT, write_record
 
-PAPER_VALUES = "workflow/paper_results.yaml"
+PAPER_VALUES = REPO_ROOT / "workflow" / "paper_results.yaml"
 
 
 def _record(tmp_path, dataset, system, rows, *, paper="anygram", params=None):
-    params = params or {"C": [1.0]}
-    record = {
-        "run_key": make_run_key(paper, dataset, system, params),
-        "paper": paper,
-        "dataset": dataset,
-        "system": system,
-        "params": params,
-        "rows": rows,
-        "metrics": flat_metrics(rows),
-        "curves": {"val_accuracy": [0.5, 0.6, 0.7]},
-        "timings": {"fit": 1.5},
-        "provenance": {"git_commit": "abc", "config_hash": "def", "packages": {"numpy": "2"}},
-    }
-    path = tmp_path / f"{paper}-{dataset}-{system}.json"
-    path.write_text(json.dumps(record))
-    return path
+    return write_record(
+        tmp_path / f"{paper}-{dataset}-{system}.json",
+        paper=paper,
+        dataset=dataset,
+        system=system,
+        rows=rows,
+        key_params=params or {"C": [1.0]},
+        curves={"val_accuracy": [0.5, 0.6, 0.7]},
+        timings={"fit": 1.5},
+        provenance={"git_commit": "abc", "config_hash": "def", "packages": {"numpy": "2"}},
+    )
 
 
 def test_paper_values_hold_table_3_and_table_1():

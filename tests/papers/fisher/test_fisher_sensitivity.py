@@ -15,7 +15,7 @@ from kernbench.papers.fisher.experiment import run_category
 from kernbench.papers.fisher.sensitivity import sensitivity_rows
 from kernbench.records import load_record
 from kernbench.report.sensitivity import COLUMNS, write_rows
-from tests.test_fisher_cli import PARAMS, SVM, _corpus
+from tests.papers.fisher.test_fisher_cli import PARAMS, SVM, _corpus
 
 CATEGORIES = ["grain", "money-fx"]
 CONFIG = {**PARAMS, **SVM, "c": 1.0, "c_grid": [1, 10], "cv_folds": 2, "categories": CATEGORIES,

@@ -9,36 +9,32 @@ import pandas as pd
 import pytest
 from mlflow.tracking import MlflowClient
 
-from kernbench.records import flat_metrics, make_run_key
 from kernbench.report.tables import build_table, load_paper_values, write_table
 from kernbench.report.tracking import default_tracking_uri, log_records
 from kernbench.report.tracking_entries import Entry, assign_names, curve_metrics, load_cells, record_entries
+from tests.conftest import REPO_ROOT, write_record
 
-PAPER_VALUES = "workflow/paper_results.yaml"
+PAPER_VALUES = REPO_ROOT / "workflow" / "paper_results.yaml"
 STARTED, FINISHED = 1_700_000_000_000, 1_700_000_123_456
 
 
 def _record(tmp_path, paper, dataset, system, rows, *, params=None, curves=None, artifacts=None):
     params = params or {"seed": 1}
-    record = {
-        "run_key": make_run_key(paper, dataset, system, params),
-        "paper": paper,
-        "dataset": dataset,
-        "system": system,
-        "params": params,
-        "rows": rows,
-        "metrics": flat_metrics(rows),
-        "curves": curves or {},
-        "timings": {"fit": 1.5},
-        "provenance": {
+    return write_record(
+        tmp_path / f"{paper}-{dataset}-{system}-{params.get('seed')}.json",
+        paper=paper,
+        dataset=dataset,
+        system=system,
+        rows=rows,
+        key_params=params,
+        curves=curves,
+        timings={"fit": 1.5},
+        artifacts=artifacts,
+        provenance={
             "git_commit": "0123abc-dirty", "config_hash": "def", "packages": {"numpy": "2"},
             "command": "kernbench anygram-run", "user": "alice", "started": STARTED, "finished": FINISHED,
         },
-        **({"artifacts": [str(a) for a in artifacts]} if artifacts else {}),
-    }
-    path = tmp_path / f"{paper}-{dataset}-{system}-{params.get('seed')}.json"
-    path.write_text(json.dumps(record))
-    return path
+    )
 
 
 def _table(tmp_path, paths, name):

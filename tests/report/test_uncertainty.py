@@ -12,11 +12,10 @@ from scipy import stats
 from sklearn import metrics as skm
 
 from kernbench.metrics import precision_at_positive_predictions, thresholded_average_precision
-from kernbench.records import flat_metrics, make_run_key
 from kernbench.report.significance import compare_systems
 from kernbench.report.tables import build_table, load_paper_values, to_markdown
 from kernbench.report.uncertainty import METRICS, bootstrap_interval, metric_value, paired_comparison
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, write_record
 
 LIBRARY = {
     "accuracy": skm.accuracy_score,
@@ -105,13 +104,8 @@ def _record(tmp_path, system, y_true, y_pred, *, paper="anygram", dataset="sst",
     ppath = tmp_path / f"{system}-{seed}.predictions.parquet"
     preds.to_parquet(ppath, index=False)
     rows = [{"dataset": dataset, "split": "test", "metric": "accuracy", "value": float((y_true == y_pred).mean())}]
-    params = {"seed": seed}
-    record = {"run_key": make_run_key(paper, dataset, system, params), "paper": paper, "dataset": dataset,
-              "system": system, "params": params, "rows": rows, "metrics": flat_metrics(rows), "curves": {},
-              "timings": {}, "provenance": {}, "predictions": str(ppath)}
-    path = tmp_path / f"{system}-{seed}.json"
-    path.write_text(json.dumps(record))
-    return path
+    return write_record(tmp_path / f"{system}-{seed}.json", paper=paper, dataset=dataset, system=system, rows=rows,
+                        key_params={"seed": seed}, predictions=ppath)
 
 
 def test_tables_and_significance_from_records(tmp_path):
@@ -164,12 +158,8 @@ def _ordinal_record(tmp_path, name, system, y_true, y_pred, xi):
     preds.to_parquet(ppath, index=False)
     rows = [{"dataset": "reviews_hotel", "split": "test", "metric": "mae_macro",
              "value": float(macro_averaged_mean_absolute_error(y_true, y_pred))}]
-    record = {"run_key": make_run_key("ordinal", "reviews_hotel", system, {"name": name}), "paper": "ordinal",
-              "dataset": "reviews_hotel", "system": system, "params": {}, "rows": rows,
-              "metrics": flat_metrics(rows), "curves": {}, "timings": {}, "provenance": {}, "predictions": str(ppath)}
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(record))
-    return path
+    return write_record(tmp_path / f"{name}.json", paper="ordinal", dataset="reviews_hotel", system=system, rows=rows,
+                        key_params={"name": name}, params={}, predictions=ppath)
 
 
 def test_ordinal_methods_are_compared_with_figure_1_triv_and_ffs(tmp_path):
@@ -211,12 +201,8 @@ def test_fisher_systems_are_compared_on_both_average_precisions(tmp_path):
                               "y_true": y_true, "score": score, "y_pred": score > 0})
         ppath = tmp_path / f"{system}.parquet"
         preds.to_parquet(ppath, index=False)
-        record = {"run_key": make_run_key("fisher", "reuters", system, {}), "paper": "fisher", "dataset": "reuters",
-                  "system": system, "params": {}, "rows": [], "metrics": {}, "curves": {}, "timings": {},
-                  "provenance": {}, "predictions": str(ppath)}
-        path = tmp_path / f"{system}.json"
-        path.write_text(json.dumps(record))
-        paths.append(path)
+        paths.append(write_record(tmp_path / f"{system}.json", paper="fisher", dataset="reuters", system=system,
+                                  rows=[], predictions=ppath))
     sig = compare_systems(paths, levels=[0.1], resamples=200, seed=1).set_index("metric")
     assert sorted(sig.index) == ["average_precision", "average_precision_ranking"]
     assert (sig["dataset"] == "earn").all()

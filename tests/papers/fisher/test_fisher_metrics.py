@@ -9,7 +9,7 @@ from sklearn.metrics import average_precision_score
 from kernbench.metrics import precision_at_positive_predictions, ranking_scores, thresholded_average_precision
 from kernbench.papers.fisher.experiment import build_features, category_labels, choose_c, feature_counts
 from kernbench.report.uncertainty import METRICS, paired_comparison
-from tests.test_fisher_cli import PARAMS, SVM, _corpus
+from tests.papers.fisher.test_fisher_cli import PARAMS, SVM, _corpus
 
 # Hand-worked ranking, SVM threshold 0 (documents scoring > 0 are positively classified):
 #   rank   1     2     3     4     5     6

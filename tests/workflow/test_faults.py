@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from kernbench.report.tracking import TrackingError, default_tracking_uri, log_records
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, write_record
 
 
 def _snakemake_args(results, *targets):
@@ -198,10 +198,15 @@ def test_temporary_files_of_a_killed_write_are_removed_by_the_next_write(tmp_pat
 
 
 def _records(tmp_path):
-    from tests.test_tables_and_tracking import _record
-
     rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
-    return [_record(tmp_path, "sst", "Triv", rows), _record(tmp_path, "sst", "BoW-TFIDF", rows)]
+    return [
+        write_record(
+            tmp_path / f"anygram-sst-{system}.json", paper="anygram", dataset="sst", system=system, rows=rows,
+            key_params={"C": [1.0]}, curves={"val_accuracy": [0.5, 0.6, 0.7]}, timings={"fit": 1.5},
+            provenance={"git_commit": "abc", "config_hash": "def", "packages": {"numpy": "2"}},
+        )
+        for system in ("Triv", "BoW-TFIDF")
+    ]
 
 
 def test_unreachable_tracking_server_fails_clearly_and_keeps_records(tmp_path, monkeypatch):

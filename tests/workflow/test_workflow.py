@@ -247,7 +247,7 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(tmp_path):
     manifest = pd.read_csv(results / "tracking/mlflow_runs.tsv", sep="\t")
     assert set(manifest["status"]) == {"unchanged"} and manifest["run_key"].nunique() == len(records) + len(papers)
     assert mlflow_runs() == expected
-    # The report of this run: tests/test_report.py.
+    # The report of this run: tests/workflow/test_report.py.
 
 
 def _rules(config):

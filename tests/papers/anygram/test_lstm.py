@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,9 +12,7 @@ import yaml
 from kernbench.cli import main
 from kernbench.errors import KernbenchError
 from kernbench.papers.anygram import lstm
-from tests.conftest import glove_for
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO_ROOT, glove_for
 
 #: Table 4 of Kaljahi & Foster, transcribed from the paper: (batch, layers, units, lr, dropout).
 TABLE4 = {

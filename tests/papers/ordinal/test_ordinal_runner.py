@@ -21,8 +21,9 @@ from kernbench.papers.ordinal.plot import curves_figure, plot_curves
 from kernbench.papers.ordinal.runner import mae_macro, run_system
 from kernbench.papers.ordinal.selection import n_selected, round_robin, select
 from kernbench.papers.ordinal.sensitivity import prp_weights_rows
-from kernbench.records import flat_metrics, make_run_key
+from kernbench.records import flat_metrics
 from kernbench.report.tables import build_table, load_paper_values, markdown_subset, write_table
+from tests.conftest import REPO_ROOT, write_record
 
 SETTINGS = {
     "levels": [0.01, 0.1, 0.5],
@@ -154,19 +155,11 @@ def test_runner_rejects_missing_split_and_unknown_system(hotel):
         run_system(hotel, dataset="reviews_hotel", system="IG", settings=SETTINGS, seed=0)
 
 
-def _record(tmp_path, dataset, system, rows, name=None):
-    record = {
-        "run_key": make_run_key("ordinal", dataset, system, {}),
-        "paper": "ordinal",
-        "dataset": dataset,
-        "system": system,
-        "params": {},
-        "rows": rows,
-        "metrics": flat_metrics(rows),
-    }
-    path = tmp_path / f"{name or system}.json"
-    path.write_text(json.dumps(record))
-    return path
+def _record(tmp_path, dataset, system, rows, name=None, predictions=""):
+    return write_record(
+        tmp_path / f"{name or system}.json", paper="ordinal", dataset=dataset, system=system, rows=rows,
+        predictions=predictions,
+    )
 
 
 def _synthetic_records(tmp_path, new_value, baseline_value, ffs=0.9):
@@ -205,10 +198,7 @@ def _prediction_records(tmp_path, y_true, predictions):
         name = system.replace("*", "_").replace("(", "_").replace(")", "")
         ppath = tmp_path / f"{name}.predictions.parquet"
         pd.concat(frames, ignore_index=True).to_parquet(ppath, index=False)
-        path = _record(tmp_path, "d", system, rows, name)
-        record = json.loads(path.read_text())
-        path.write_text(json.dumps({**record, "predictions": str(ppath)}))
-        paths.append(path)
+        paths.append(_record(tmp_path, "d", system, rows, name, predictions=ppath))
     return paths
 
 
@@ -296,7 +286,7 @@ def test_table_extra_key_column_groups_and_filters_markdown(tmp_path):
     # a second seed of one system averages per (key, xi) cell
     row = {"dataset": "d", "split": "test", "metric": "mae_macro"}
     paths.append(_record(tmp_path, "d", "PRP", [{**row, "xi": 0.01, "value": 1.0}], "prp-seed2"))
-    table = build_table(paths, load_paper_values("workflow/paper_results.yaml"))
+    table = build_table(paths, load_paper_values(REPO_ROOT / "workflow" / "paper_results.yaml"))
     assert list(table.columns[:6]) == ["dataset", "system", "split", "metric", "xi", "value"]
     assert len(table) == 2 + 7 * 6
     prp = table[(table["system"] == "PRP") & np.isclose(table["xi"], 0.01)].iloc[0]
