@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,23 @@ def mirror() -> Path:
     if not path.is_dir():
         pytest.fail(f"data mirror {path} does not exist; set KERNBENCH_MIRROR to the raw data directory")
     return path
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory):
+    """One smoke-profile run from scratch, shared by the end-to-end tests: ``(results_dir, completed process)``.
+
+    It runs with more jobs than cores (``--cores 4``), every experiment at once, so that
+    the single MLflow writer is tested under load. The tests that use it read the run;
+    those that rerun Snakemake on it leave its tables as they are.
+    """
+    results = tmp_path_factory.mktemp("smoke") / "results"
+    run = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "4", "--config", "profile=smoke", f"results_dir={results}"],
+        cwd=REPO_ROOT, capture_output=True, text=True,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return results, run
 
 
 @pytest.fixture(scope="session")

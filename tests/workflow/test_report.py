@@ -11,7 +11,6 @@ import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -42,13 +41,9 @@ def snakemake(*args, cwd=REPO_ROOT):
 
 
 @pytest.fixture(scope="module")
-def smoke_results(tmp_path_factory):
-    """A finished smoke run: made here, or ``KERNBENCH_SMOKE_RESULTS`` (a smoke run of this checkout) brought up to date."""
-    given = os.environ.get("KERNBENCH_SMOKE_RESULTS")
-    results = Path(given).resolve() if given else tmp_path_factory.mktemp("smoke") / "results"
-    run = snakemake("--config", "profile=smoke", f"results_dir={results}")
-    assert run.returncode == 0, run.stderr[-3000:]
-    return results
+def smoke_results(smoke_run):
+    """The finished smoke run the end-to-end tests share (conftest.smoke_run)."""
+    return smoke_run[0]
 
 
 class _Rows(HTMLParser):

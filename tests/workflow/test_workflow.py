@@ -178,11 +178,10 @@ def test_malformed_sst_tree_stops_naming_file_and_line(mirror, tmp_path):
 
 
 @pytest.mark.slow
-def test_smoke_profile_end_to_end_and_idempotent_rerun(tmp_path):
-    results = tmp_path / "results"
-    # More jobs than cores, every experiment at once: the single tracking writer must still log each run once.
-    first = snakemake("--cores", "4", "--config", "profile=smoke", f"results_dir={results}")
-    assert first.returncode == 0, first.stderr[-3000:]
+def test_smoke_profile_end_to_end_and_idempotent_rerun(smoke_run):
+    # More jobs than cores, every experiment at once (conftest.smoke_run): the single tracking writer must
+    # still log each run once.
+    results, first = smoke_run
     # The closing message names the tables, the report command and the dashboard of this run.
     assert "kernbench: finished (smoke profile)." in first.stdout
     assert f"--report {results / 'report.html'} --config profile=smoke results_dir={results}" in first.stdout
