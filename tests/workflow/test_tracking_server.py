@@ -75,7 +75,8 @@ def _all_runs(base: str) -> list[dict]:
 def test_smoke_records_reach_a_tracking_server_once(tracking_server, smoke_run, tmp_path):
     # A copy of the shared smoke run without its MLflow store: only the tracking step runs again, to the server.
     results = tmp_path / "results"
-    shutil.copytree(smoke_run[0], results, ignore=shutil.ignore_patterns("mlflow.db", "mlartifacts", "tracking", ".kernbench-runs"))
+    store = shutil.ignore_patterns("mlflow.db", "mlartifacts", "tracking", ".kernbench-runs")
+    shutil.copytree(smoke_run[0], results, ignore=store)
     command = [sys.executable, "-m", "snakemake", "--cores", "2", "--config", "profile=smoke",
                f"results_dir={results}", f"mlflow={{tracking_uri: '{tracking_server}'}}"]
     first = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
