@@ -41,6 +41,8 @@ def kernbench(*args):
         ("profile=huge", "huge"),
         ("baselines={C: [], reuters_C: 1, svr_epsilon: 0, min_df: 1, sublinear_tf: false}", "['C']"),
         ("fisher={c: auto}", "auto"),
+        ("catalog={sst: {path: mine.csv, sha256: " + "0" * 64 + "}}", "'sst' should not be valid"),  # a built-in name
+        ("catalog={mine: {path: mine.txt, sha256: " + "0" * 64 + "}}", "mine.txt"),
     ],
 )
 def test_bad_config_is_rejected_at_start_up_naming_the_key(tmp_path, override, named):
@@ -279,14 +281,30 @@ def _flag_values(function, rule) -> list:
         return [None]
 
 
+_CATALOG = {
+    "catalog": {"mine": {"path": "own data/mine.csv", "sha256": "0" * 64}},
+    "datasets": ["sst", "mine"],
+    "anygram": {"agk_datasets": ["sst", "mine"]},
+    "lstm": {"datasets": ["mine"]},
+}
+
+
 @pytest.mark.parametrize(
     "config",
-    [{}, {"anygram": {"tile_rows": 256, "training": "primal"}}],
-    ids=["default", "tiled-primal"],
+    [{}, {"anygram": {"tile_rows": 256, "training": "primal"}}, _CATALOG],
+    ids=["default", "tiled-primal", "catalog"],
 )
-def test_every_path_in_every_shell_command_is_quoted(tmp_path, config):
+def test_every_path_in_every_shell_command_is_quoted(tmp_path, config, monkeypatch):
     """A results_dir (or mirror) with a space or quote in it must reach every command as one argument."""
-    rules = [r for r in _rules({"results_dir": str(tmp_path / "with space"), **config}) if r.shellcmd]
+    from kernbench.catalog_config import ENV_VAR, install
+
+    monkeypatch.setenv(ENV_VAR, "")  # put back as it was after the test: building the workflow sets it
+    try:
+        rules = [r for r in _rules({"results_dir": str(tmp_path / "with space"), **config}) if r.shellcmd]
+    finally:
+        install({})
+    if "catalog" in config:
+        assert {"fetch_catalog_mine", "embeddings_catalog"} <= {r.name for r in rules}
     assert len(rules) >= 20
     unquoted = []
     for rule in rules:

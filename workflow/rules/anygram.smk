@@ -36,7 +36,7 @@ if ANYGRAM["tile_rows"]:
     rule anygram_gram_tile:
         input:
             prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
-            embeddings=EMBEDDINGS,
+            embeddings=lambda wc: embeddings_for(wc.dataset),
         output:
             f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/tiles/{{split}}_{{tile}}.npz",
         params:
@@ -66,7 +66,7 @@ if ANYGRAM["tile_rows"]:
     rule anygram_gram_assemble:
         input:
             prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
-            embeddings=EMBEDDINGS,
+            embeddings=lambda wc: embeddings_for(wc.dataset),
             tiles=lambda wc: anygram_tile_files(
                 ANYGRAM_CACHE,
                 wc.dataset,
@@ -102,7 +102,7 @@ else:
     rule anygram_gram:
         input:
             prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
-            embeddings=EMBEDDINGS,
+            embeddings=lambda wc: embeddings_for(wc.dataset),
         output:
             ANYGRAM_GRAM_FILES,
         params:
@@ -165,7 +165,7 @@ if ANYGRAM_PRIMAL:
     rule anygram_primal:
         input:
             prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
-            embeddings=EMBEDDINGS,
+            embeddings=lambda wc: embeddings_for(wc.dataset),
         output:
             record=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.json",
             predictions=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.predictions.parquet",

@@ -8,9 +8,10 @@ from snakemake.utils import update_config, validate
 
 import yaml
 
-from kernbench.catalog import BASELINE_SYSTEMS, DATASETS, TOKENISED
+from kernbench.catalog import BASELINE_SYSTEMS, BUILTIN_TOKENISED, DATASETS
+from kernbench.catalog_config import check_dataset_lists, install, lstm_hyperparameters, parse_catalog
 from kernbench.closing_message import closing_message
-from kernbench.data.registry import RAW_DATASETS
+from kernbench.data.registry import BUILTIN_RAW, RAW_DATASETS
 from kernbench.papers import PAPERS
 from kernbench.config_check import integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
@@ -42,6 +43,13 @@ config.update(_apply_profile(config))
 validate(config, schema="../schemas/config.schema.yaml")
 # JSON Schema takes 1000.0 (`--config seed=1e3`) as an integer; the commands need it written 1000.
 config.update(integers_as_int(config, CONFIG_SCHEMA))
+
+# The user's own datasets (config `catalog`): checked, then put beside the built-in ones in DATASETS, TOKENISED and
+# RAW_DATASETS, here and (through the environment) in every job. Relative paths are relative to the working directory.
+CATALOG = parse_catalog(config["catalog"], base_dir=os.getcwd())
+check_dataset_lists(config, CATALOG)
+install(CATALOG)
+from kernbench.catalog import TOKENISED
 
 RESULTS = config["results_dir"].rstrip("/")
 LOGS = f"{RESULTS}/logs"
@@ -96,12 +104,27 @@ os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.g
 envvars:
     "PATH",
     "KERNBENCH_CONFIG_HASH",
+    "KERNBENCH_CATALOG",
 
 
 # The software every rule needs; used with --software-deployment-method conda.
 CONDA_ENV = "../../environment.yml"
 
 EMBEDDINGS = f"{RESULTS}/prepared/embeddings_{config['embeddings']['source']}.npz"
+
+
+def catalog_embeddings(dataset):
+    """A catalog dataset's own embeddings file, cut to its vocabulary (the shared file stays as it is)."""
+    return f"{RESULTS}/prepared/{dataset}.embeddings_{config['embeddings']['source']}.npz"
+
+
+def embeddings_for(dataset):
+    """The embeddings file the kernels and LSTMs of ``dataset`` read."""
+    return catalog_embeddings(dataset) if dataset in CATALOG else EMBEDDINGS
+
+
+# The lstm section with a Table 4 entry for every catalog dataset too.
+LSTM_CONFIG = {**config["lstm"], "hyperparameters": lstm_hyperparameters(config)}
 
 
 def raw_files(raw):

@@ -1,6 +1,6 @@
 # Raw files: mirror first, else the registered https downloads; sha256-verified either way. One rule per raw dataset,
 # so each rule declares exactly the files it writes.
-for _raw in RAW_DATASETS:
+for _raw in BUILTIN_RAW:
 
     rule:
         name:
@@ -26,6 +26,36 @@ for _raw in RAW_DATASETS:
         shell:
             "kernbench fetch {params.raw} --mirror {params.mirror:q} --raw-dir {params.raw_dir:q} "
             "{params.download} --timeout {params.timeout} > {log:q} 2>&1"
+
+
+# A catalog dataset's file is copied from where its entry says (not from the mirror, which the command still takes)
+# and checked against the entry's sha256. The digest is a param: a new one fetches (and prepares) again; a changed
+# file under the old digest stops the fetch.
+for _entry in CATALOG.values():
+
+    rule:
+        name:
+            f"fetch_{_entry.raw}"
+        output:
+            raw_files(_entry.raw),
+        params:
+            raw=_entry.raw,
+            sha256=_entry.sha256,
+            mirror=config["data"]["mirror"],
+            raw_dir=lambda wildcards, output, raw=_entry.raw: raw_root(output, raw),
+        log:
+            f"{LOGS}/fetch/{_entry.raw}.log",
+        benchmark:
+            f"{BENCHMARKS}/fetch/{_entry.raw}.tsv"
+        conda:
+            CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=30,
+        shell:
+            "kernbench fetch {params.raw} --mirror {params.mirror:q} --raw-dir {params.raw_dir:q} --no-download "
+            "> {log:q} 2>&1"
 
 
 checkpoint prepare:
@@ -57,7 +87,7 @@ checkpoint prepare:
 
 rule embeddings:
     input:
-        [prepared(d) for d in TOKENISED],
+        [prepared(d) for d in BUILTIN_TOKENISED],
     output:
         EMBEDDINGS,
     params:
@@ -81,3 +111,18 @@ rule embeddings:
         "kernbench embeddings --prepared {input:q} --source {params.source} --out {output:q} "
         "--url={params.url:q} --sha256={params.sha256:q} --size {params.size} --dim 300 "
         "--mirror {params.mirror:q} --raw-dir {params.raw_dir:q} > {log:q} 2>&1"
+
+
+if CATALOG:
+
+    use rule embeddings as embeddings_catalog with:
+        input:
+            lambda wc: prepared(wc.dataset),
+        output:
+            catalog_embeddings("{dataset}"),
+        log:
+            f"{LOGS}/embeddings/{{dataset}}.log",
+        benchmark:
+            f"{BENCHMARKS}/embeddings/{{dataset}}.tsv"
+        wildcard_constraints:
+            dataset="|".join(CATALOG),

@@ -11,13 +11,13 @@ TABLE_RECORDS.setdefault("anygram", []).extend(
 rule lstm:
     input:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
-        embeddings=EMBEDDINGS,
+        embeddings=lambda wc: embeddings_for(wc.dataset),
     output:
         record=f"{RESULTS}/runs/anygram/{{dataset}}/lstm/{{system}}_seed{{seed}}.json",
         predictions=f"{RESULTS}/runs/anygram/{{dataset}}/lstm/{{system}}_seed{{seed}}.predictions.parquet",
         model=f"{RESULTS}/runs/anygram/{{dataset}}/lstm/{{system}}_seed{{seed}}.keras",
     params:
-        settings=lambda wc: json.dumps(resolve_lstm_settings(config["lstm"], wc.dataset, wc.system), sort_keys=True),
+        settings=lambda wc: json.dumps(resolve_lstm_settings(LSTM_CONFIG, wc.dataset, wc.system), sort_keys=True),
         profile=config["profile"],
     log:
         f"{LOGS}/runs/anygram/{{dataset}}/lstm/{{system}}_seed{{seed}}.log",
@@ -52,7 +52,7 @@ SENSITIVITY_PARTS.extend(f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddin
 rule lstm_sensitivity_dataset:
     input:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
-        embeddings=EMBEDDINGS,
+        embeddings=lambda wc: embeddings_for(wc.dataset),
         defaults=lambda wc: [
             f"{RESULTS}/runs/anygram/{wc.dataset}/lstm/{s}_seed{seed}.predictions.parquet"
             for s in config["lstm"]["systems"]

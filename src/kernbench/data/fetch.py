@@ -1,4 +1,7 @@
-"""Fetch raw files: from the local mirror first, else from their public downloads; sha256 either way."""
+"""Fetch raw files: from the local mirror first, else from their public downloads; sha256 either way.
+
+A catalog dataset's file (``RawFile.local``) is copied from where the config says it is, and from nowhere else.
+"""
 
 from __future__ import annotations
 
@@ -68,6 +71,46 @@ def _download(url: str, target: Path, *, timeout: float) -> None:
         shutil.copyfileobj(response, dst)
 
 
+def copy_local(entry: RawFile, *, dest_dir: Path, source: str) -> Path:
+    """Place a verified copy of a file outside the mirror (``entry.local``) at ``dest_dir / entry.path``.
+
+    Parameters
+    ----------
+    entry : RawFile
+        A catalog dataset's file: ``local`` set, ``sha256`` the digest the config gives.
+    dest_dir : pathlib.Path
+        Root of the fetched raw files.
+    source : str
+        Which config keys name the file and its digest, for the errors.
+
+    Returns
+    -------
+    pathlib.Path
+        The verified copy.
+
+    Raises
+    ------
+    FetchError
+        If the file does not exist.
+    DataError
+        If its sha256 is not the configured one.
+    """
+    origin = Path(entry.local)
+    if not origin.is_file():
+        raise FetchError(f"{origin}: no such file. {source}")
+    digest = sha256_of(origin)
+    if digest != entry.sha256:
+        raise DataError(
+            f"{origin}: sha256 {digest}, expected {entry.sha256}. {source} If you changed the file on purpose, "
+            "give its new digest; the datasets prepared from it are then prepared again."
+        )
+    target = Path(dest_dir) / entry.path
+    with atomic_path(target) as tmp:
+        shutil.copyfile(origin, tmp)
+        verify(tmp, entry, origin=f"copy of {origin}")
+    return target
+
+
 def fetch_file(
     entry: RawFile,
     *,
@@ -81,6 +124,7 @@ def fetch_file(
     """Place one verified raw file at ``dest_dir / entry.path``.
 
     The mirror copy is used when present; otherwise each URL is tried in turn.
+    A catalog dataset's file (``entry.local``) is copied by :func:`copy_local` instead.
     The destination appears only once the file is complete and verified.
 
     Parameters
@@ -112,6 +156,8 @@ def fetch_file(
     DataError
         If the file found has the wrong size or checksum.
     """
+    if entry.local:
+        return copy_local(entry, dest_dir=dest_dir, source=source)
     target = Path(dest_dir) / entry.path
     mirrored = Path(mirror) / entry.path
     if mirrored.is_file():

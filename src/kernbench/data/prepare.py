@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from kernbench.data import reuters, reviews, semeval14, sst
+from kernbench.catalog import BUILTIN_DATASETS, DATASETS
+from kernbench.data import reuters, reviews, semeval14, sst, user_table
+from kernbench.data.registry import RAW_DATASETS
 
 _SEMEVAL_FILES = {
     "semeval14_laptop": ("Laptop_Train_v2.xml", "Laptops_Test_Gold.xml"),
@@ -24,13 +26,13 @@ def prepare_dataset(name: str, raw_dir: str | Path, *, dev_fraction: float, seed
     Parameters
     ----------
     name : str
-        A name from :data:`kernbench.catalog.DATASETS`.
+        A name from :data:`kernbench.catalog.DATASETS` (a built-in dataset or a catalog entry).
     raw_dir : path-like
         Root of the fetched raw files (registry paths below it).
     dev_fraction : float
-        Share of the SemEval training file held out as dev.
+        Share of the training rows held out as dev where there are no dev rows (SemEval; a catalog file without them).
     seed : int
-        Seed of the SemEval dev split.
+        Seed of that dev split.
 
     Returns
     -------
@@ -38,6 +40,9 @@ def prepare_dataset(name: str, raw_dir: str | Path, *, dev_fraction: float, seed
         At least ``id``, ``split`` and ``label``, plus the dataset's text columns.
     """
     raw = Path(raw_dir)
+    if name in DATASETS and name not in BUILTIN_DATASETS:
+        (entry,) = RAW_DATASETS[DATASETS[name].raw].files
+        return user_table.prepare(raw / entry.path, dev_fraction=dev_fraction, seed=seed)
     if name in _SEMEVAL_FILES:
         train, test = _SEMEVAL_FILES[name]
         return semeval14.prepare(

@@ -6,12 +6,18 @@ Paths are relative to the data mirror (config ``data.mirror``) and to
 it. Files without one can only come from a mirror; ``RawDataset.source`` then says
 where a user obtains them. Each dataset's ``PROVENANCE.md`` in the mirror records
 where its files came from and why the digests below are the right ones.
+
+The config's ``catalog`` entries add one raw dataset each (:func:`add_catalog`):
+the user's file, copied from where it is rather than from the mirror, with the
+digest the entry gives.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from urllib.parse import quote
+
+from kernbench.catalog_config import from_environment
 
 
 @dataclass(frozen=True)
@@ -44,12 +50,16 @@ class RawFile:
         Hex digest of the exact bytes.
     downloads : tuple of Download
         Public download locations, tried in order after the mirror.
+    local : str
+        Absolute path of a file outside the mirror (a catalog dataset's), the only place it is copied
+        from; empty for the registered files.
     """
 
     path: str
     size: int
     sha256: str
     downloads: tuple[Download, ...] = ()
+    local: str = ""
 
 
 @dataclass(frozen=True)
@@ -212,6 +222,31 @@ RAW_DATASETS: dict[str, RawDataset] = {
 }
 
 
+#: Names of the raw datasets kernbench ships with (the catalog's come after them in ``RAW_DATASETS``).
+BUILTIN_RAW: tuple[str, ...] = tuple(RAW_DATASETS)
+
+
+def add_catalog(entries) -> None:
+    """Add one raw dataset per catalog entry, replacing those added before.
+
+    Parameters
+    ----------
+    entries : dict
+        ``{name: kernbench.catalog_config.CatalogEntry}``; the size of the file is not checked, its sha256 is.
+    """
+    for name in [n for n in RAW_DATASETS if n not in BUILTIN_RAW]:
+        del RAW_DATASETS[name]
+    for entry in entries.values():
+        RAW_DATASETS[entry.raw] = RawDataset(
+            name=entry.raw,
+            source=(
+                f"Dataset {entry.name!r} of the config's catalog: catalog.{entry.name}.path names the file, "
+                f"catalog.{entry.name}.sha256 the digest it must have."
+            ),
+            files=(RawFile(entry.raw_path, 0, entry.sha256, local=entry.path),),
+        )
+
+
 def raw_dataset(name: str) -> RawDataset:
     """Return the registry entry called ``name``.
 
@@ -224,3 +259,6 @@ def raw_dataset(name: str) -> RawDataset:
         return RAW_DATASETS[name]
     except KeyError:
         raise KeyError(f"unknown raw dataset {name!r}; known: {', '.join(RAW_DATASETS)}") from None
+
+
+add_catalog(from_environment())

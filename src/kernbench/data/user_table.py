@@ -1,0 +1,274 @@
+"""A dataset of the user's own: one CSV or parquet file of labelled texts (a ``catalog`` entry of the config).
+
+Columns ``text``, ``label`` and ``split`` (``train``, ``dev`` or ``test``) are
+required; ``tokens`` and ``id`` are optional, other columns are ignored.
+
+- ``tokens``: a list of strings per row in parquet, whitespace-separated tokens
+  in CSV. Without it, ``text`` is tokenised as the SemEval sentences are
+  (:func:`kernbench.data.semeval14.tokenize`).
+- ``label``: CSV labels that are all integers become integers, others stay strings;
+  parquet labels must be integers or strings.
+- No ``dev`` rows: a seeded, label-stratified share ``dev_fraction`` of the
+  training rows is held out as dev, as for SemEval.
+- ``id``: kept as the item id where given (unique); otherwise ``row-<n>``, n counting the data rows from 1.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import StratifiedKFold
+
+from kernbench.data.semeval14 import tokenize
+from kernbench.errors import DataError
+
+SPLITS = ("train", "dev", "test")
+REQUIRED_COLUMNS = ("text", "label", "split")
+OPTIONAL_COLUMNS = ("tokens", "id")
+PREPARED_COLUMNS = ["id", "split", "label", "text", "tokens"]
+
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+def _read_csv(path: Path) -> tuple[pd.DataFrame, list[str]]:
+    """The file's columns as strings, and where each row starts (``line N``)."""
+    try:
+        # utf-8-sig: spreadsheet programs start their CSV files with a byte-order mark
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not valid UTF-8 at byte {exc.start}") from None
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read file: {exc}") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows, places = [], []
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise DataError(f"{path}: file is empty, expected a header line with {', '.join(REQUIRED_COLUMNS)}")
+        start = reader.line_num + 1
+        for record in reader:
+            if record:  # blank lines are skipped
+                if len(record) != len(header):
+                    raise DataError(f"{path}: line {start}: {len(record)} fields, the header has {len(header)}")
+                rows.append(record)
+                places.append(f"line {start}")
+            start = reader.line_num + 1  # a quoted field may span lines
+    except csv.Error as exc:
+        raise DataError(f"{path}: line {reader.line_num}: not valid CSV ({exc})") from None
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if repeated:
+        raise DataError(f"{path}: header names column(s) {', '.join(map(repr, repeated))} more than once")
+    frame = pd.DataFrame(rows, columns=header, dtype=object)
+    if "tokens" in frame:
+        frame["tokens"] = [value.split() for value in frame["tokens"]]
+    return frame, places
+
+
+def _read_parquet(path: Path) -> tuple[pd.DataFrame, list[str]]:
+    try:
+        frame = pd.read_parquet(path)
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{path}: not a readable parquet file ({exc})") from None
+    return frame.reset_index(drop=True), [f"row {i + 1}" for i in range(len(frame))]
+
+
+def read_table(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
+    """Read a dataset file and check its columns.
+
+    Parameters
+    ----------
+    path : path-like
+        ``.csv`` (UTF-8, header line) or ``.parquet``.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        The file's rows, with its columns as read (CSV ``tokens`` split on whitespace).
+    places : list of str
+        Where each row is in the file (``line N`` in CSV, ``row N`` in parquet), for error messages.
+
+    Raises
+    ------
+    DataError
+        If the file cannot be read, has another suffix or lacks a required column.
+    """
+    path = Path(path)
+    suffix = path.suffix
+    if suffix == ".csv":
+        frame, places = _read_csv(path)
+    elif suffix == ".parquet":
+        frame, places = _read_parquet(path)
+    else:
+        raise DataError(f"{path}: a dataset file is .csv or .parquet, not {suffix or 'without a suffix'}")
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"{path}: no column {', '.join(map(repr, missing))} (needed: {', '.join(REQUIRED_COLUMNS)}; "
+            f"optional: {', '.join(OPTIONAL_COLUMNS)}); the file has {', '.join(map(repr, map(str, frame.columns)))}"
+        )
+    if frame.empty:
+        raise DataError(f"{path}: no rows")
+    return frame, places
+
+
+def _splits(values, places, path: Path) -> list[str]:
+    for value, where in zip(values, places):
+        if value not in SPLITS:
+            raise DataError(f"{path}: {where}: split {value!r} is not one of {', '.join(SPLITS)}")
+    return list(values)
+
+
+def _missing(value) -> bool:
+    """Whether a cell holds no value (None, NaN, NA or a blank string)."""
+    if isinstance(value, str):
+        return not value.strip()
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list or array is a value
+        return False
+
+
+def _labels(values: pd.Series, places, path: Path, *, from_csv: bool) -> pd.Series:
+    for value, where in zip(values, places):
+        if _missing(value):
+            raise DataError(f"{path}: {where}: empty label")
+    if from_csv:
+        if all(_INTEGER.fullmatch(v.strip()) for v in values):
+            return values.map(lambda v: int(v.strip())).astype("int64")
+        return values.astype(str)
+    if pd.api.types.is_integer_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        return values.astype("int64")
+    if all(isinstance(v, str) for v in values):
+        return values.astype(str)
+    kinds = sorted({type(v).__name__ for v in values})
+    raise DataError(f"{path}: column 'label' holds {', '.join(kinds)} values; labels must be integers or strings")
+
+
+def _texts(values, places, path: Path) -> list[str]:
+    for value, where in zip(values, places):
+        if not isinstance(value, str):
+            raise DataError(f"{path}: {where}: text {value!r} is not a string")
+    return list(values)
+
+
+def _tokens(frame: pd.DataFrame, places, path: Path) -> list[list[str]]:
+    if "tokens" in frame:
+        out = []
+        for value, where in zip(frame["tokens"], places):
+            if not isinstance(value, (list, tuple, np.ndarray)) or not all(isinstance(t, str) for t in value):
+                raise DataError(f"{path}: {where}: tokens {value!r} are not a list of strings")
+            out.append([str(t) for t in value])
+    else:
+        out = [tokenize(text)[0] for text in frame["text"]]
+    for tokens, where in zip(out, places):
+        if not tokens:
+            raise DataError(f"{path}: {where}: no tokens ({'empty tokens' if 'tokens' in frame else 'empty text'})")
+    return out
+
+
+def _ids(frame: pd.DataFrame, places, path: Path) -> list[str]:
+    if "id" not in frame:
+        return [f"row-{i + 1}" for i in range(len(frame))]
+    ids = [str(v) for v in frame["id"]]
+    seen: dict[str, str] = {}
+    for raw, value, where in zip(frame["id"], ids, places):
+        if _missing(raw):
+            raise DataError(f"{path}: {where}: empty id")
+        if value in seen:
+            raise DataError(f"{path}: {where}: id {value!r} repeats that of {seen[value]}")
+        seen[value] = where
+    return ids
+
+
+def hold_out_dev(labels, *, dev_fraction: float, seed: int, path: str | os.PathLike) -> np.ndarray:
+    """Boolean mask of the training rows held out as dev: the first of ``round(1 / dev_fraction)`` stratified folds.
+
+    Parameters
+    ----------
+    labels : array-like
+        Labels of the training rows.
+    dev_fraction : float
+        Approximate share held out, in (0, 0.5].
+    seed : int
+        Seed of the fold shuffling.
+    path : path-like
+        Named in errors.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
+    Raises
+    ------
+    DataError
+        If the training rows are too few for the folds.
+    """
+    if not 0.0 < dev_fraction < 1.0:
+        raise ValueError(f"dev_fraction must be in (0, 1), got {dev_fraction}")
+    n_splits = round(1.0 / dev_fraction)
+    labels = np.asarray(labels)
+    counts = pd.Series(labels).value_counts()
+    if len(labels) < n_splits or counts.max() < n_splits:
+        raise DataError(
+            f"{path}: no dev rows, and the {len(labels)} training rows (largest label {counts.max()} rows) are too few "
+            f"to hold out dev_fraction={dev_fraction} ({n_splits} folds); add dev rows to the file"
+        )
+    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+    _, dev_index = next(splitter.split(np.zeros(len(labels)), labels))
+    mask = np.zeros(len(labels), dtype=bool)
+    mask[dev_index] = True
+    return mask
+
+
+def prepare(path: str | os.PathLike, *, dev_fraction: float, seed: int) -> pd.DataFrame:
+    """Build the prepared table of a dataset file.
+
+    Parameters
+    ----------
+    path : path-like
+        The ``.csv`` or ``.parquet`` file (see the module docstring for its columns).
+    dev_fraction : float
+        Share of the training rows held out as dev when the file has no dev rows.
+    seed : int
+        Seed of that hold-out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``id``, ``split``, ``label``, ``text`` and ``tokens`` (list of str);
+        train, dev, then test rows, each in file order.
+
+    Raises
+    ------
+    DataError
+        Naming the file and, where it applies, the line or row: a missing column, a split
+        other than train/dev/test, an empty label or text, malformed tokens, a repeated id,
+        no training or no test rows.
+    """
+    path = Path(path)
+    frame, places = read_table(path)
+    splits = np.array(_splits(frame["split"], places, path), dtype=object)
+    prepared = pd.DataFrame(
+        {
+            "id": _ids(frame, places, path),
+            "split": splits,
+            "label": _labels(frame["label"], places, path, from_csv=path.suffix == ".csv").to_numpy(),
+            "text": _texts(frame["text"], places, path),
+            "tokens": _tokens(frame, places, path),
+        }
+    )
+    for split in ("train", "test"):
+        if not (splits == split).any():
+            raise DataError(f"{path}: no {split} rows (column 'split')")
+    if not (splits == "dev").any():
+        train = np.flatnonzero(splits == "train")
+        held_out = hold_out_dev(prepared["label"].to_numpy()[train], dev_fraction=dev_fraction, seed=seed, path=path)
+        prepared.loc[train[held_out], "split"] = "dev"
+    order = prepared["split"].map({s: i for i, s in enumerate(SPLITS)}).to_numpy()
+    return prepared.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)[PREPARED_COLUMNS]
