@@ -41,20 +41,64 @@ rule lstm:
         "--record {output.record:q} --predictions {output.predictions:q} --model {output.model:q} > {log:q} 2>&1"
 
 
-# Sensitivity rows of the LSTMs (tables/sensitivity.csv): the other embedding-layer setting, every system and seed,
-# one job per dataset; the default side is the main runs' predictions.
+# Sensitivity rows of the LSTMs (tables/sensitivity.csv): every system and seed retrained with the other
+# embedding-layer setting, one job per run as in the main table; the default side is the main runs' predictions.
 LSTM_SENS_DATASETS = [
     d for d in config["lstm"]["sensitivity_datasets"] if d in config["lstm"]["datasets"] and d in config["datasets"]
 ]
 SENSITIVITY_PARTS.extend(f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{d}.csv" for d in LSTM_SENS_DATASETS)
+LSTM_SENS_RUNS = f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}/{{system}}_seed{{seed}}"
+
+
+rule lstm_sensitivity_run:
+    input:
+        prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
+        embeddings=lambda wc: embeddings_for(wc.dataset),
+    output:
+        record=f"{LSTM_SENS_RUNS}.json",
+        predictions=f"{LSTM_SENS_RUNS}.predictions.parquet",
+        model=f"{LSTM_SENS_RUNS}.keras",
+    params:
+        settings=lambda wc: json.dumps(
+            {
+                **resolve_lstm_settings(LSTM_CONFIG, wc.dataset, wc.system),
+                "trainable_embeddings": not config["lstm"]["trainable_embeddings"],
+            },
+            sort_keys=True,
+        ),
+        profile=config["profile"],
+    log:
+        f"{LOGS}/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}/{{system}}_seed{{seed}}.log",
+    benchmark:
+        f"{BENCHMARKS}/lstm_sensitivity_run/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}/{{system}}_seed{{seed}}.tsv"
+    wildcard_constraints:
+        dataset="|".join(TOKENISED),
+        system="UniLSTM|BiLSTM",
+        seed=r"\d+",
+    conda:
+        CONDA_ENV
+    # One thread per job, as the main LSTM jobs.
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=120,
+    shell:
+        "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {wildcards.seed} "
+        "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
+        "--profile {params.profile:q} --threads {threads} "
+        "--record {output.record:q} --predictions {output.predictions:q} --model {output.model:q} > {log:q} 2>&1"
 
 
 rule lstm_sensitivity_dataset:
     input:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
-        embeddings=lambda wc: embeddings_for(wc.dataset),
         defaults=lambda wc: [
             f"{RESULTS}/runs/anygram/{wc.dataset}/lstm/{s}_seed{seed}.predictions.parquet"
+            for s in config["lstm"]["systems"]
+            for seed in config["lstm"]["seeds"]
+        ],
+        alternatives=lambda wc: [
+            f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{wc.dataset}/{s}_seed{seed}.predictions.parquet"
             for s in config["lstm"]["systems"]
             for seed in config["lstm"]["seeds"]
         ],
@@ -64,6 +108,8 @@ rule lstm_sensitivity_dataset:
         settings=json.dumps(config["lstm"], sort_keys=True),
         # runs/anygram/<dataset>/lstm/<file> -> runs/anygram
         runs_dir=lambda wildcards, input: os.path.dirname(os.path.dirname(os.path.dirname(input.defaults[0]))),
+        # sensitivity/anygram/lstm.trainable_embeddings/<dataset>/<file> -> sensitivity/anygram/lstm.trainable_embeddings
+        alternatives_dir=lambda wildcards, input: os.path.dirname(os.path.dirname(input.alternatives[0])),
         resamples=config["uncertainty"]["resamples"],
         seed=config["seed"],
     log:
@@ -74,12 +120,11 @@ rule lstm_sensitivity_dataset:
         dataset="|".join(TOKENISED),
     conda:
         CONDA_ENV
-    # One thread per job, as the main LSTM jobs: the datasets' jobs share the two cores.
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=120,
+        mem_mb=1000,
+        runtime=30,
     shell:
         "kernbench lstm-sensitivity --datasets {wildcards.dataset} --prepared {input.prepared:q} "
-        "--embeddings {input.embeddings:q} --runs-dir {params.runs_dir:q} --settings {params.settings:q} "
-        "--resamples {params.resamples} --seed {params.seed} --threads {threads} --out {output:q} > {log:q} 2>&1"
+        "--runs-dir {params.runs_dir:q} --alternatives-dir {params.alternatives_dir:q} --settings {params.settings:q} "
+        "--resamples {params.resamples} --seed {params.seed} --out {output:q} > {log:q} 2>&1"

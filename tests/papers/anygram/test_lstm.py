@@ -150,6 +150,51 @@ def test_padding_is_masked(bidirectional):
     assert np.abs(moved - alone).max() > 1e-6
 
 
+def _padded_steps(batches, lengths):
+    return sum(len(b) * lengths[b].max() for b in batches)
+
+
+def test_epoch_batches_sort_pools_by_length_and_keep_every_sentence_once():
+    lengths = np.random.default_rng(3).integers(1, 60, size=1003)
+    batches = lstm.epoch_batches(lengths, 20, bucket_batches=10, rng=np.random.default_rng([7, 0]))
+    assert sorted(np.concatenate(batches).tolist()) == list(range(1003))
+    assert sorted(len(b) for b in batches) == [3] + [20] * 50
+    # Seeded: the same generator state gives the same epoch, the next epoch's state another one.
+    again = lstm.epoch_batches(lengths, 20, bucket_batches=10, rng=np.random.default_rng([7, 0]))
+    assert all(np.array_equal(a, b) for a, b in zip(batches, again, strict=True))
+    other = lstm.epoch_batches(lengths, 20, bucket_batches=10, rng=np.random.default_rng([7, 1]))
+    assert not all(np.array_equal(a, b) for a, b in zip(batches, other, strict=True))
+    # Within a batch lengths are close, so far fewer padded steps than a plain shuffle needs.
+    plain = lstm.epoch_batches(lengths, 20, bucket_batches=1, rng=np.random.default_rng([7, 0]))
+    assert _padded_steps(batches, lengths) < 0.7 * _padded_steps(plain, lengths)
+    # A batch comes from one pool of 10 batches: its sentences sit in one 200-wide slice of the shuffle.
+    shuffled = np.random.default_rng([7, 0]).permutation(1003)
+    pool_of = np.empty(1003, dtype=int)
+    pool_of[shuffled] = np.arange(1003) // 200
+    assert all(len(set(pool_of[b])) == 1 for b in batches)
+
+
+def test_epoch_batches_with_one_batch_per_pool_is_the_plain_seeded_shuffle():
+    lengths = np.random.default_rng(4).integers(1, 30, size=95)
+    batches = lstm.epoch_batches(lengths, 10, bucket_batches=1, rng=np.random.default_rng(11))
+    order = np.random.default_rng(11).permutation(95)
+    assert [b.tolist() for b in batches] == [order[i : i + 10].tolist() for i in range(0, 95, 10)]
+
+
+def test_predictions_come_back_in_input_order():
+    import keras
+
+    keras.utils.set_random_seed(2)
+    matrix = lstm.embedding_matrix(np.random.default_rng(5).normal(size=(30, 6)).astype(np.float32))
+    model = lstm.build_model(
+        matrix, n_classes=3, bidirectional=True, layers=1, hidden_size=4, dropout=0.0, learning_rate=0.01, aspect=False
+    )
+    rng = np.random.default_rng(6)
+    ids = [rng.integers(1, 31, size=n).astype(np.int32) for n in (9, 2, 14, 5, 5, 1, 11)]
+    alone = np.vstack([model(lstm.pad_batch([s], None)).numpy() for s in ids])
+    np.testing.assert_allclose(lstm.predict_proba(model, ids, None, batch_size=3), alone, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.slow
 def test_seeded_training_on_laptop_beats_the_majority_class(laptop, laptop_vectors):
     words, vectors = laptop_vectors
@@ -178,7 +223,8 @@ def _slice(frame, n):
 
 def _run_cli(tmp_path, name, prepared, npz, seed):
     out = tmp_path / name
-    settings = {"batch_size": 16, "layers": 1, "hidden_size": 6, "learning_rate": 0.01, "dropout": 0.3, "max_epochs": 3, "patience": 1}
+    settings = {"batch_size": 16, "layers": 1, "hidden_size": 6, "learning_rate": 0.01, "dropout": 0.3, "max_epochs": 3, "patience": 1,
+                "trainable_embeddings": True, "bucket_batches": 2}
     code = main(
         ["lstm", "--dataset", "semeval14_laptop", "--system", "BiLSTM", "--seed", str(seed), "--prepared", str(prepared),
          "--embeddings", str(npz), "--settings", json.dumps(settings), "--profile", "test", "--threads", "1",

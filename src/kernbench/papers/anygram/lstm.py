@@ -12,7 +12,9 @@ accuracy and keeps the best-dev weights.
 
 Batches are padded to their own longest sentence with id 0, and every LSTM
 layer is given the mask of the non-zero ids, so padding never reaches the
-LSTM state.
+LSTM state. Training batches come from length-sorted pools of a seeded shuffle
+(:func:`epoch_batches`), and evaluation runs over the sentences sorted by
+length, so little time goes into padded steps.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ SYSTEMS = {"UniLSTM": False, "BiLSTM": True}
 
 #: Keys of one Table 4 entry.
 HYPERPARAMETERS = ("batch_size", "layers", "hidden_size", "learning_rate", "dropout")
+
+#: Training settings besides Table 4 that every run needs (from the ``lstm`` config block).
+TRAINING_SETTINGS = ("max_epochs", "patience", "trainable_embeddings", "bucket_batches")
 
 PREDICT_BATCH = 256
 
@@ -78,16 +83,16 @@ def resolve_settings(lstm_config: dict, dataset: str, system: str) -> dict:
         The ``lstm`` section of the workflow config: ``hyperparameters``
         (Table 4, ``{dataset: {system: {batch_size, layers, hidden_size,
         learning_rate, dropout}}}``), ``max_epochs``, ``patience`` and
-        ``max_hidden_size`` (0 for no cap; the smoke profile uses it to train tiny models) and
-        ``trainable_embeddings`` (whether the embedding layer is updated in training).
+        ``max_hidden_size`` (0 for no cap; the smoke profile uses it to train tiny models),
+        ``trainable_embeddings`` (whether the embedding layer is updated in training) and
+        ``bucket_batches`` (batches per length-sorted pool, see :func:`epoch_batches`).
     dataset, system : str
         Which Table 4 entry.
 
     Returns
     -------
     dict
-        The Table 4 entry (``hidden_size`` capped) with ``max_epochs``, ``patience`` and
-        ``trainable_embeddings``.
+        The Table 4 entry (``hidden_size`` capped) with the :data:`TRAINING_SETTINGS`.
 
     Raises
     ------
@@ -107,9 +112,9 @@ def resolve_settings(lstm_config: dict, dataset: str, system: str) -> dict:
     cap = lstm_config.get("max_hidden_size", 0)
     if cap:
         settings["hidden_size"] = min(settings["hidden_size"], cap)
-    settings["max_epochs"] = lstm_config["max_epochs"]
-    settings["patience"] = lstm_config["patience"]
-    settings["trainable_embeddings"] = bool(lstm_config["trainable_embeddings"])
+    for key in TRAINING_SETTINGS:
+        settings[key] = lstm_config[key]
+    settings["trainable_embeddings"] = bool(settings["trainable_embeddings"])
     return settings
 
 
@@ -266,19 +271,64 @@ def build_model(
     return model
 
 
-def _dataset(ids, aspect, labels, batch_size: int, *, shuffle_seed: int | None):
-    """A ``tf.data`` pipeline of padded batches; with ``shuffle_seed``, a fresh seeded order every epoch."""
+def epoch_batches(lengths: np.ndarray, batch_size: int, *, bucket_batches: int, rng) -> list[np.ndarray]:
+    """Sentence indices of each training batch of one epoch, in the order they are fed.
+
+    The sentences are shuffled with ``rng``, the shuffled order is cut into pools of
+    ``bucket_batches * batch_size`` sentences, each pool is sorted by length (stable)
+    and cut into batches, and the batches are shuffled again. A batch then holds
+    sentences of similar length, so it is padded less, while every epoch still sees
+    a new seeded order and new batch compositions. ``bucket_batches=1`` is the plain
+    seeded shuffle.
+
+    Parameters
+    ----------
+    lengths : numpy.ndarray of int
+        Token count of each sentence.
+    batch_size : int
+        Sentences per batch (the last batch may be smaller).
+    bucket_batches : int
+        Batches per length-sorted pool (>= 1).
+    rng : numpy.random.Generator
+        Source of both shuffles.
+
+    Returns
+    -------
+    list of numpy.ndarray of int
+        Every index ``0 .. len(lengths) - 1`` exactly once over all batches.
+    """
+    lengths = np.asarray(lengths)
+    n = len(lengths)
+    order = rng.permutation(n)
+    if bucket_batches <= 1:
+        return [order[start : start + batch_size] for start in range(0, n, batch_size)]
+    pool = bucket_batches * batch_size
+    pools = [order[start : start + pool] for start in range(0, n, pool)]
+    order = np.concatenate([p[np.argsort(lengths[p], kind="stable")] for p in pools])
+    batches = [order[start : start + batch_size] for start in range(0, n, batch_size)]
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
+def _dataset(ids, aspect, labels, batch_size: int, *, shuffle_seed: int | None, bucket_batches: int = 1):
+    """A ``tf.data`` pipeline of padded batches.
+
+    With ``shuffle_seed``, every epoch has a fresh seeded order from :func:`epoch_batches`;
+    without, the sentences come sorted by length (stable), which :func:`predict_proba` undoes.
+    """
     import tensorflow as tf
 
     n = len(ids)
+    lengths = np.array([len(s) for s in ids], dtype=np.int64)
     epochs = iter(range(1 << 30))
 
     def batches():
-        order = np.arange(n)
-        if shuffle_seed is not None:
-            order = np.random.default_rng([shuffle_seed, next(epochs)]).permutation(n)
-        for start in range(0, n, batch_size):
-            idx = order[start : start + batch_size]
+        if shuffle_seed is None:
+            order = by_length(lengths)
+            plan = [order[start : start + batch_size] for start in range(0, n, batch_size)]
+        else:
+            rng = np.random.default_rng([shuffle_seed, next(epochs)])
+            plan = epoch_batches(lengths, batch_size, bucket_batches=bucket_batches, rng=rng)
+        for idx in plan:
             x = pad_batch([ids[i] for i in idx], None if aspect is None else [aspect[i] for i in idx])
             yield x, labels[idx]
 
@@ -290,12 +340,20 @@ def _dataset(ids, aspect, labels, batch_size: int, *, shuffle_seed: int | None):
     return dataset.apply(tf.data.experimental.assert_cardinality(-(-n // batch_size)))
 
 
+def by_length(lengths: np.ndarray) -> np.ndarray:
+    """Indices that sort sentences by length (stable), the evaluation order."""
+    return np.argsort(np.asarray(lengths), kind="stable")
+
+
 def predict_proba(model, ids, aspect, batch_size: int = PREDICT_BATCH) -> np.ndarray:
-    """Class probabilities for encoded sentences, in input order."""
+    """Class probabilities for encoded sentences, in input order (computed in length order)."""
     if not ids:
         return np.zeros((0, model.output_shape[-1]), np.float32)
     dummy = np.zeros(len(ids), dtype=np.int32)
-    return model.predict(_dataset(ids, aspect, dummy, batch_size, shuffle_seed=None), verbose=0)
+    sorted_proba = model.predict(_dataset(ids, aspect, dummy, batch_size, shuffle_seed=None), verbose=0)
+    proba = np.empty_like(sorted_proba)
+    proba[by_length([len(s) for s in ids])] = sorted_proba
+    return proba
 
 
 def train_lstm(
@@ -370,8 +428,12 @@ def train_lstm(
     )
     train_ids, train_aspect, train_y = data["train"]
     started = time.perf_counter()
+    train_batches = _dataset(
+        train_ids, train_aspect, train_y, settings["batch_size"], shuffle_seed=seed,
+        bucket_batches=settings.get("bucket_batches", 1),
+    )  # fmt: skip
     history = model.fit(
-        _dataset(train_ids, train_aspect, train_y, settings["batch_size"], shuffle_seed=seed),
+        train_batches,
         validation_data=_dataset(*data["dev"], PREDICT_BATCH, shuffle_seed=None),
         epochs=settings["max_epochs"],
         callbacks=[stopper],

@@ -34,14 +34,14 @@ def _cmd_lstm(args) -> None:
     from kernbench.catalog import DATASETS
     from kernbench.data.embeddings import load_embeddings
     from kernbench.errors import DataError
-    from kernbench.papers.anygram.lstm import HYPERPARAMETERS, configure_tensorflow, train_lstm
+    from kernbench.papers.anygram.lstm import HYPERPARAMETERS, TRAINING_SETTINGS, configure_tensorflow, train_lstm
     from kernbench.runs import write_run
 
     started, cpu_started = time.perf_counter(), time.process_time()
     configure_tensorflow(args.threads)
     spec = DATASETS[args.dataset]
     settings = json.loads(args.settings)
-    missing = [k for k in (*HYPERPARAMETERS, "max_epochs", "patience") if k not in settings]
+    missing = [k for k in (*HYPERPARAMETERS, *TRAINING_SETTINGS) if k not in settings]
     if missing:
         raise DataError(f"--settings lacks {', '.join(missing)}")
     frame = pd.read_parquet(args.prepared)
@@ -93,7 +93,7 @@ def register(subparsers) -> None:
                    help="system name, as in the paper's table")
     add_input_arguments(p, "--prepared")
     p.add_argument("--embeddings", required=True, help="npz with `words`, `vectors` and `cased`")
-    p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs and patience")
+    p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs, patience, trainable_embeddings and bucket_batches")
     add_run_arguments(p)
     p.add_argument("--model", required=True, help="where to save the trained model (.keras)")
     p.set_defaults(func=_cmd_lstm)

@@ -6,7 +6,7 @@ table's own predictions (the default) on the same test items. Alternatives are
 run with the main jobs' library functions: :func:`compute_grams` and
 :func:`run_svm` (theta, normalisation and C chosen on dev; SVC on Gram
 matrices, the default ``anygram.training``) for the kernels,
-:func:`kernbench.papers.anygram.lstm.train_lstm` for the LSTMs.
+:func:`kernbench.papers.anygram.lstm.train_lstm` for the LSTMs (one ``kernbench lstm`` job per run).
 
 * ``anygram.lam``: the decay of the any-gram kernels;
 * ``semeval14.dev_split_seed``: the seeded 10 % dev hold-out of the SemEval
@@ -243,49 +243,38 @@ def chosen_theta(record_path) -> float:
         raise DataError(f"{record_path}: the run record names no chosen theta") from exc
 
 
-def trainable_embeddings_rows(frame, emb, *, dataset, systems, seeds, lstm_config, default_predictions, resamples,
-                              seed) -> list[dict]:  # fmt: skip
-    """Rows of ``lstm.trainable_embeddings``: each LSTM retrained, every seed, with the other embedding setting.
+def trainable_embeddings_rows(frame, *, dataset, systems, seeds, default_trainable, default_predictions,
+                              alternative_predictions, resamples, seed) -> list[dict]:  # fmt: skip
+    """Rows of ``lstm.trainable_embeddings``: each LSTM, every seed, against its run with the other embedding setting.
 
     Parameters
     ----------
     frame : pandas.DataFrame
-    emb : kernbench.data.embeddings.Embeddings
+        The prepared dataset (its test split is scored).
     dataset : str
     systems : sequence of str
         ``UniLSTM`` / ``BiLSTM``.
     seeds : sequence of int
         The main table's seeds; values are seed means, the bootstrap pairs per-seed predictions.
-    lstm_config : dict
-        The ``lstm`` config block (its ``trainable_embeddings`` is the default).
-    default_predictions : dict
-        ``{(system, seed): path}`` of the main table's predictions.
+    default_trainable : bool
+        ``lstm.trainable_embeddings`` of the main table.
+    default_predictions, alternative_predictions : dict
+        ``{(system, seed): path}`` of the main table's predictions and of the runs with the other setting.
 
     Returns
     -------
     list of dict
     """
-    from kernbench.papers.anygram.lstm import resolve_settings, train_lstm
-
     test_ids, y_true = _test_part(frame)
-    default = bool(lstm_config["trainable_embeddings"])
     name = {True: "trainable embeddings", False: "frozen embeddings"}
     rows = []
     for system in systems:
-        settings = {**resolve_settings(lstm_config, dataset, system), "trainable_embeddings": not default}
-        y_default, y_alt = [], []
-        for run_seed in seeds:
-            y_default.append(test_predictions(default_predictions[system, run_seed], test_ids))
-            result = train_lstm(
-                frame, emb.words, emb.vectors, cased=emb.cased, system=system, settings=settings, seed=run_seed,
-                dataset=dataset,
-            )
-            y_alt.append(_svm_test_predictions(result, test_ids))
-            log.info("%s %s seed %d %s: %s", dataset, system, run_seed, name[not default], result.rows)
+        y_default = [test_predictions(default_predictions[system, run_seed], test_ids) for run_seed in seeds]
+        y_alt = [test_predictions(alternative_predictions[system, run_seed], test_ids) for run_seed in seeds]
         rows.append(_row(
-            choice="lstm.trainable_embeddings", dataset=dataset, system=system, default=name[default],
-            alternative=name[not default], y_true=y_true, y_default=np.array(y_default), y_alternative=np.array(y_alt),
-            resamples=resamples, seed=seed,
+            choice="lstm.trainable_embeddings", dataset=dataset, system=system, default=name[default_trainable],
+            alternative=name[not default_trainable], y_true=y_true, y_default=np.array(y_default),
+            y_alternative=np.array(y_alt), resamples=resamples, seed=seed,
         ))  # fmt: skip
     return rows
 

@@ -72,26 +72,27 @@ def _cmd_anygram(args) -> None:
 def _cmd_lstm(args) -> None:
     import pandas as pd
 
-    from kernbench.data.embeddings import load_embeddings
-    from kernbench.papers.anygram.lstm import configure_tensorflow
     from kernbench.papers.anygram.sensitivity import trainable_embeddings_rows
     from kernbench.report.sensitivity import write_rows
 
-    configure_tensorflow(args.threads)
     lstm_config = json.loads(args.settings)
-    runs = Path(args.runs_dir)
-    emb = load_embeddings(args.embeddings)
+    runs, alternatives = Path(args.runs_dir), Path(args.alternatives_dir)
     rows = []
     started = time.perf_counter()
     for dataset, path in _prepared(args).items():
-        preds = {
-            (system, seed): runs / dataset / "lstm" / f"{system}_seed{seed}.predictions.parquet"
-            for system in lstm_config["systems"]
-            for seed in lstm_config["seeds"]
-        }
+        runs_of = [(system, seed) for system in lstm_config["systems"] for seed in lstm_config["seeds"]]
         rows += trainable_embeddings_rows(
-            pd.read_parquet(path), emb, dataset=dataset, systems=lstm_config["systems"], seeds=lstm_config["seeds"],
-            lstm_config=lstm_config, default_predictions=preds, resamples=args.resamples, seed=args.seed,
+            pd.read_parquet(path), dataset=dataset, systems=lstm_config["systems"], seeds=lstm_config["seeds"],
+            default_trainable=bool(lstm_config["trainable_embeddings"]),
+            default_predictions={
+                (system, seed): runs / dataset / "lstm" / f"{system}_seed{seed}.predictions.parquet"
+                for system, seed in runs_of
+            },
+            alternative_predictions={
+                (system, seed): alternatives / dataset / f"{system}_seed{seed}.predictions.parquet"
+                for system, seed in runs_of
+            },
+            resamples=args.resamples, seed=args.seed,
         )  # fmt: skip
     frame = write_rows(rows, args.out)
     log.info("lstm.trainable_embeddings: %d rows in %.1f s\n%s", len(frame), time.perf_counter() - started,
@@ -101,11 +102,9 @@ def _cmd_lstm(args) -> None:
 def _common(p) -> None:
     p.add_argument("--datasets", nargs="+", required=True, help="dataset names, as in config.yaml's datasets")
     p.add_argument("--prepared", nargs="+", required=True, help="prepared parquet of each dataset, in order")
-    add_input_arguments(p, "--embeddings")
     p.add_argument("--runs-dir", required=True, help="runs/anygram of the main table (the default's predictions)")
     p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")
     p.add_argument("--seed", type=int, required=True, help="seed of the paired bootstrap")
-    add_input_arguments(p, "--threads")
     p.add_argument("--out", required=True, help="sensitivity CSV of this choice")
 
 
@@ -115,13 +114,16 @@ def register(subparsers) -> None:
     p.add_argument("--choice", required=True, choices=sorted(KERNEL_CHOICES),
                    help="open choice whose alternatives are measured")
     _common(p)
+    add_input_arguments(p, "--embeddings", "--threads")
     p.add_argument(
         "--settings", required=True,
         help='JSON {"lam", "lowercase_sm", "C", "normalize", "systems", "alternatives"} (+ "default_seed", "dev_fraction" for dev_split)',
     )  # fmt: skip
     p.set_defaults(func=_cmd_anygram)
 
-    p = add_plumbing(subparsers, "lstm-sensitivity", "Table 3 LSTM rows with the other embedding-layer setting")
+    p = add_plumbing(subparsers, "lstm-sensitivity", "Table 3 LSTM rows: the main runs against the runs with the other embedding-layer setting")
     _common(p)
+    p.add_argument("--alternatives-dir", required=True,
+                   help="predictions of the runs with the other embedding setting, as <dataset>/<system>_seed<seed>")
     p.add_argument("--settings", required=True, help="JSON: the lstm config block")
     p.set_defaults(func=_cmd_lstm)
