@@ -34,9 +34,14 @@ def smoke_run(tmp_path_factory):
 
     It runs with more jobs than cores (``--cores 4``), every experiment at once, so that
     the single MLflow writer is tested under load. The tests that use it read the run;
-    those that rerun Snakemake on it leave its tables as they are.
+    those that rerun Snakemake on it leave its tables as they are. ``KERNBENCH_SMOKE_RESULTS``
+    names a directory, which must not exist yet, to run it into and keep afterwards
+    (``.ci/run`` compares its tables with another smoke run's).
     """
-    results = tmp_path_factory.mktemp("smoke") / "results"
+    given = os.environ.get("KERNBENCH_SMOKE_RESULTS")
+    if given and Path(given).exists():
+        pytest.fail(f"KERNBENCH_SMOKE_RESULTS={given} already exists; the smoke run must start from scratch")
+    results = Path(given) if given else tmp_path_factory.mktemp("smoke") / "results"
     run = subprocess.run(
         [sys.executable, "-m", "snakemake", "--cores", "4", "--config", "profile=smoke", f"results_dir={results}"],
         cwd=REPO_ROOT, capture_output=True, text=True,
