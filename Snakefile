@@ -34,10 +34,5 @@ report: FRONT_PAGE if os.path.exists(FRONT_PAGE) else "workflow/report/workflow.
 
 rule all:
     input:
-        tables=expand(f"{RESULTS}/tables/{{table}}.{{ext}}", table=config["tables"], ext=["csv", "md"]),
-        mlflow=f"{RESULTS}/tracking/mlflow_runs.tsv",
-        embeddings=EMBEDDINGS,
-        extras=EXTRA_TARGETS,
-        costs=f"{RESULTS}/costs.csv",
-        report_pages=REPORT_PAGES,
+        get_final_output(),
     default_target: True

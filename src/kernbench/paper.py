@@ -40,6 +40,9 @@ class Paper:
         Modules adding its subcommands through ``register(subparsers)``.
     extra_tables : dict
         ``{table: caption}`` of further tables it writes (claims, ...).
+    targets : str
+        ``"module:function"`` giving what the workflow builds for it:
+        ``function(config, results) -> PaperTargets``.
     """
 
     name: str
@@ -52,6 +55,29 @@ class Paper:
     mean_over_datasets: bool = False
     level_baselines: tuple[str, ...] = ()
     extra_tables: dict = field(default_factory=dict)
+    targets: str = ""
+
+
+@dataclass(frozen=True)
+class PaperTargets:
+    """The files the workflow builds for one paper under a config (its run planning).
+
+    Attributes
+    ----------
+    records : list of str
+        Run records behind its table (``tables/<paper>.csv``).
+    outputs : list of str
+        Further final outputs: figures, claim tables, benchmark tables.
+    sensitivity : list of str
+        Per-choice CSV files of ``tables/sensitivity.csv``.
+    md_subset : dict
+        Row filter of its markdown table, ``{column: [values]}`` (the CSV keeps every row).
+    """
+
+    records: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    sensitivity: list[str] = field(default_factory=list)
+    md_subset: dict = field(default_factory=dict)
 
 
 def resolve(reference: str):

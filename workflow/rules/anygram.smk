@@ -1,6 +1,6 @@
 # Any-gram kernels and NGTK of Kaljahi & Foster (Table 3 kernel rows): cached Gram jobs, SVC jobs, throughput.
 from kernbench.papers.anygram.experiment import gram_files as anygram_gram_files
-from kernbench.papers.anygram.experiment import planned_runs as anygram_runs
+from kernbench.papers.anygram import plan as anygram_plan
 from kernbench.papers.anygram.experiment import tile_files as anygram_tile_files
 from kernbench.papers.anygram.kernel_setting import KernelSetting
 from kernbench.papers.anygram.sensitivity import sensitivity_jobs as anygram_sensitivity_jobs
@@ -20,15 +20,6 @@ ANYGRAM_GRAM_FILES = [
     for suffix in ("", "_diag")
     for split in ("train", "dev", "test")
 ]
-
-
-TABLE_RECORDS.setdefault("anygram", []).extend(
-    f"{RESULTS}/runs/anygram/{d}/kernels/{s}.json" for d, s in anygram_runs(config)
-)
-if "anygram" in config["tables"]:  # the figures read the table
-    EXTRA_TARGETS.append(f"{RESULTS}/benchmarks/anygram.csv")
-    EXTRA_TARGETS.append(f"{RESULTS}/figures/anygram_accuracy.png")
-    EXTRA_TARGETS.append(f"{RESULTS}/figures/anygram_throughput.png")
 
 
 if ANYGRAM["tile_rows"]:
@@ -132,18 +123,18 @@ rule anygram_svm:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         grams=lambda wc: anygram_gram_files(ANYGRAM_CACHE, wc.dataset, wc.system, ANYGRAM),
     output:
-        record=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.json",
-        predictions=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.predictions.parquet",
-        confusion=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.confusion.csv",
+        record=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.json",
+        predictions=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.predictions.parquet",
+        confusion=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.confusion.csv",
     params:
         gram_dirs=lambda wildcards, input: sorted({os.path.dirname(f) for f in input.grams}),
         settings=json.dumps({"C": ANYGRAM["C"], "normalize": ANYGRAM["normalize"]}, sort_keys=True),
         seed=config["seed"],
         profile=config["profile"],
     log:
-        f"{LOGS}/runs/anygram/{{dataset}}/kernels/{{system}}.log",
+        f"{LOGS}/{anygram_plan.KERNEL_RUN}.log",
     benchmark:
-        f"{BENCHMARKS}/anygram_svm/runs/anygram/{{dataset}}/kernels/{{system}}.tsv"
+        f"{BENCHMARKS}/anygram_svm/{anygram_plan.KERNEL_RUN}.tsv"
     wildcard_constraints:
         dataset="|".join(TOKENISED),
         system=ANYGRAM_SVM_SYSTEMS,
@@ -167,9 +158,9 @@ if ANYGRAM_PRIMAL:
             prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
             embeddings=lambda wc: embeddings_for(wc.dataset),
         output:
-            record=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.json",
-            predictions=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.predictions.parquet",
-            confusion=f"{RESULTS}/runs/anygram/{{dataset}}/kernels/{{system}}.confusion.csv",
+            record=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.json",
+            predictions=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.predictions.parquet",
+            confusion=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.confusion.csv",
         params:
             settings=json.dumps(
                 {
@@ -183,9 +174,9 @@ if ANYGRAM_PRIMAL:
             seed=config["seed"],
             profile=config["profile"],
         log:
-            f"{LOGS}/runs/anygram/{{dataset}}/kernels/{{system}}.log",
+            f"{LOGS}/{anygram_plan.KERNEL_RUN}.log",
         benchmark:
-            f"{BENCHMARKS}/anygram_primal/runs/anygram/{{dataset}}/kernels/{{system}}.tsv"
+            f"{BENCHMARKS}/anygram_primal/{anygram_plan.KERNEL_RUN}.tsv"
         wildcard_constraints:
             dataset="|".join(TOKENISED),
             system="AGKsm|AGKwess",
@@ -287,14 +278,9 @@ rule anygram_throughput_figure:
         "kernbench figure throughput --input {input:q} --out {output:q} > {log:q} 2>&1"
 
 
-COMPARED_TABLES.append("anygram")
-
-
 # Sensitivity rows (tables/sensitivity.csv) of the kernel systems: lam, the SemEval dev split, casing of sm.
 # The default side is the main table's predictions; only the alternatives are computed here.
 for _key, (_choice, _datasets, _systems, _settings) in anygram_sensitivity_jobs(config).items():
-    SENSITIVITY_PARTS.append(f"{RESULTS}/sensitivity/anygram/{_choice}.csv")
-
     rule:
         name:
             f"anygram_sensitivity_{_key}"
@@ -302,7 +288,7 @@ for _key, (_choice, _datasets, _systems, _settings) in anygram_sensitivity_jobs(
             prepared=[f"{RESULTS}/prepared/{d}.parquet" for d in _datasets],
             embeddings=EMBEDDINGS,
             defaults=[
-                f"{RESULTS}/runs/anygram/{d}/kernels/{s}.{ext}"
+                f"{RESULTS}/{anygram_plan.KERNEL_RUN.format(dataset=d, system=s)}.{ext}"
                 for d in _datasets
                 for s in _systems
                 for ext in ("json", "predictions.parquet")

@@ -1,6 +1,3 @@
-TABLE_RECORDS.setdefault("baselines", []).extend(run_record(*run) for run in baseline_runs())
-
-
 rule baseline:
     input:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",

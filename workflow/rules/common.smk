@@ -12,6 +12,7 @@ from kernbench.catalog import BASELINE_SYSTEMS, BUILTIN_TOKENISED, DATASETS
 from kernbench.catalog_config import check_dataset_lists, install, lstm_hyperparameters, parse_catalog
 from kernbench.closing_message import closing_message
 from kernbench.data.registry import BUILTIN_RAW, RAW_DATASETS
+from kernbench.paper import resolve as resolve_reference
 from kernbench.papers import PAPERS
 from kernbench.config_check import integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
@@ -152,30 +153,79 @@ def run_record(paper, dataset, system):
     return f"{RESULTS}/runs/{paper}/{dataset}/{system}.json"
 
 
-# Run records behind each table; every rule file adds the records of its experiments here.
-TABLE_RECORDS = {}
-# Optional markdown row filter per table, {table: {column: [values]}} (the csv keeps every row).
-TABLE_MD_SUBSET = {}
-# Outputs beyond the tables and the MLflow manifest that `rule all` builds (figures, claim tables).
-EXTRA_TARGETS = []
-# Per-choice CSV files of the sensitivity table, appended by each paper's rule file.
-SENSITIVITY_PARTS = []
+# What each paper's planner (kernbench.papers.<paper>.plan) asks the workflow to build under this config.
+PAPER_TARGETS = {name: resolve_reference(paper.targets)(config, RESULTS) for name, paper in PAPERS.items()}
 
 
 def records_for_table(table):
-    if table not in TABLE_RECORDS:
-        raise ValueError(f"no rule file registers records for table {table!r}")
-    return sorted(set(TABLE_RECORDS[table]))
+    """The run records behind ``tables/<table>.csv``."""
+    records = [run_record(*run) for run in baseline_runs()] if table == "baselines" else []
+    if table in PAPER_TARGETS:
+        records = PAPER_TARGETS[table].records
+    if not records:
+        raise ValueError(f"no run records for table {table!r} under this config")
+    return sorted(set(records))
 
 
-# Tables whose systems are compared pairwise in significance.csv; each paper's rule file adds its own. The
-# baselines table is not one: its records would otherwise join a paper's systems of the same name.
-COMPARED_TABLES = []
+def table_md_subsets():
+    """Row filters of the tables' markdown, ``{table: {column: [values]}}`` (the csv keeps every row)."""
+    return {table: targets.md_subset for table, targets in PAPER_TARGETS.items() if targets.md_subset}
+
+
+def table_md_subset(table):
+    """Row filter of one table's markdown (empty: every row)."""
+    return table_md_subsets().get(table, {})
+
+
+def sensitivity_parts():
+    """Per-choice CSV files of the sensitivity table, from every paper's planner."""
+    return sorted(part for targets in PAPER_TARGETS.values() for part in targets.sensitivity)
+
+
+def paper_outputs():
+    """The papers' final outputs beyond their tables: figures, claim tables, benchmark tables."""
+    return [output for targets in PAPER_TARGETS.values() for output in targets.outputs]
 
 
 def compared_papers():
-    """The configured tables whose systems are compared pairwise (each a paper's), in sorted order."""
-    return sorted(table for table in config["tables"] if table in COMPARED_TABLES)
+    """The configured tables whose systems are compared pairwise (each a paper's), in sorted order.
+
+    The baselines table is not one: its records would otherwise join a paper's systems of the same name.
+    """
+    return sorted(table for table in config["tables"] if table in PAPERS)
+
+
+def extra_targets():
+    """The final outputs besides the configured tables, MLflow, the costs and the report."""
+    return [
+        f"{RESULTS}/tables/significance.csv",
+        f"{RESULTS}/tables/sensitivity.csv",
+        *paper_outputs(),
+        f"{RESULTS}/results.md",
+    ]
+
+
+def report_tables():
+    """Tables with a page in the report: the configured ones, the other tables, and the costs."""
+    others = [os.path.basename(t)[: -len(".csv")] for t in extra_targets() if t.endswith(".csv") and "/tables/" in t]
+    return [*config["tables"], *sorted(others), "costs"]
+
+
+def report_pages():
+    """The pages of `snakemake --report`: one per table of :func:`report_tables`, and the front page."""
+    return [f"{RESULTS}/report/{table}.html" for table in report_tables()] + [f"{RESULTS}/report/front.rst"]
+
+
+def get_final_output():
+    """Every final output of the workflow (the default target): tables, summary, MLflow, costs, report pages."""
+    return [
+        *expand(f"{RESULTS}/tables/{{table}}.{{ext}}", table=config["tables"], ext=["csv", "md"]),
+        f"{RESULTS}/tracking/mlflow_runs.tsv",
+        EMBEDDINGS,
+        *extra_targets(),
+        f"{RESULTS}/costs.csv",
+        *report_pages(),
+    ]
 
 
 def all_records():

@@ -1,16 +1,13 @@
 # Saunders, Shawe-Taylor & Vinokourov, Table 1: one cached features job per system, then one linear
 # SVM job per (system, category), a table and a figure; the sensitivity rows are in fisher_sensitivity.smk.
+from kernbench.papers.fisher import plan as fisher_plan
 
 FISHER = config["fisher"]
 FISHER_FEATURE_KEYS = ("documents", "lowercase", "collapse_whitespace", "k", "min_count", "t", "c", "max_state_length")
 FISHER_SVM_KEYS = ("C", "loss", "max_iter")
 # With c: cv the features job chooses c by cross-validation on the training documents, with these settings.
 FISHER_CV_KEYS = ("c_grid", "cv_folds", "categories") + FISHER_SVM_KEYS if FISHER["c"] == "cv" else ()
-FISHER_RECORD = f"{RESULTS}/runs/fisher/reuters/{{system}}/{{category}}.json"
-FISHER_RECORDS = expand(FISHER_RECORD, system=FISHER["systems"], category=FISHER["categories"])
-TABLE_RECORDS.setdefault("fisher", []).extend(FISHER_RECORDS)
-if "fisher" in config["tables"]:  # the figure reads the table
-    EXTRA_TARGETS.append(f"{RESULTS}/figures/fisher_average_precision.png")
+FISHER_RUN = f"{RESULTS}/{fisher_plan.RUN}"
 
 
 rule fisher_features:
@@ -46,8 +43,8 @@ rule fisher_svm:
         features=rules.fisher_features.output.features,
         info=rules.fisher_features.output.info,
     output:
-        record=FISHER_RECORD,
-        predictions=f"{RESULTS}/runs/fisher/reuters/{{system}}/{{category}}.predictions.parquet",
+        record=f"{FISHER_RUN}.json",
+        predictions=f"{RESULTS}/{fisher_plan.RUN}.predictions.parquet",
     params:
         settings=json.dumps({k: FISHER[k] for k in FISHER_SVM_KEYS}, sort_keys=True),
         seed=config["seed"],
@@ -94,6 +91,3 @@ rule fisher_plot:
         runtime=5,
     shell:
         "kernbench figure fisher-average-precision --input {input:q} --out {output:q} > {log:q} 2>&1"
-
-
-COMPARED_TABLES.append("fisher")

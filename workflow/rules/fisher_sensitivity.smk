@@ -2,21 +2,14 @@
 # alternatives on the systems listed (fisher.sensitivity), against the main fisher_svm predictions.
 
 FISHER_SENSITIVITY = FISHER["sensitivity"]
-FISHER_C_SYSTEMS = [s for s in FISHER["systems"] if s in ("ngram-nonuniform", "ngram-ln", "FSA-ln")]
-FISHER_SENSITIVITY_SYSTEMS = {
-    "ap_reading": FISHER["systems"],
-    "c": FISHER_C_SYSTEMS,
-    "documents": [s for s in FISHER["systems"] if s in FISHER_SENSITIVITY["documents_systems"]],
-    "loss": [s for s in FISHER["systems"] if s in FISHER_SENSITIVITY["loss_systems"]],
-    "max_state_length": [s for s in FISHER["systems"] if s.startswith("FSA-")],
-}
-SENSITIVITY_PARTS.extend(f"{RESULTS}/sensitivity/fisher/fisher.{choice}.csv" for choice in FISHER_SENSITIVITY_SYSTEMS)
+FISHER_SENSITIVITY_SYSTEMS = fisher_plan.sensitivity_systems(config)
+FISHER_C_SYSTEMS = FISHER_SENSITIVITY_SYSTEMS["c"]
 
 
 rule fisher_sensitivity:
     input:
         prepared=prepared("reuters"),
-        records=lambda w: expand(FISHER_RECORD, system=FISHER_SENSITIVITY_SYSTEMS[w.choice], category=FISHER["categories"]),
+        records=lambda w: expand(f"{FISHER_RUN}.json", system=FISHER_SENSITIVITY_SYSTEMS[w.choice], category=FISHER["categories"]),
         # loss re-uses the main feature caches; the other choices build their alternatives' features
         features=lambda w: expand(rules.fisher_features.output.features, system=FISHER_SENSITIVITY_SYSTEMS["loss"])
         if w.choice == "loss"

@@ -1,11 +1,6 @@
 # UniLSTM / BiLSTM baselines of the any-gram paper (Section 5.2, Table 4): one job per (dataset, system, seed).
-from kernbench.papers.anygram.lstm import planned_runs as lstm_runs
+from kernbench.papers.anygram import plan as anygram_plan
 from kernbench.papers.anygram.lstm import resolve_settings as resolve_lstm_settings
-
-
-TABLE_RECORDS.setdefault("anygram", []).extend(
-    f"{RESULTS}/runs/anygram/{d}/lstm/{system}_seed{seed}.json" for d, system, seed in lstm_runs(config)
-)
 
 
 rule lstm:
@@ -13,16 +8,16 @@ rule lstm:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         embeddings=lambda wc: embeddings_for(wc.dataset),
     output:
-        record=f"{RESULTS}/runs/anygram/{{dataset}}/lstm/{{system}}_seed{{seed}}.json",
-        predictions=f"{RESULTS}/runs/anygram/{{dataset}}/lstm/{{system}}_seed{{seed}}.predictions.parquet",
-        model=f"{RESULTS}/runs/anygram/{{dataset}}/lstm/{{system}}_seed{{seed}}.keras",
+        record=f"{RESULTS}/{anygram_plan.LSTM_RUN}.json",
+        predictions=f"{RESULTS}/{anygram_plan.LSTM_RUN}.predictions.parquet",
+        model=f"{RESULTS}/{anygram_plan.LSTM_RUN}.keras",
     params:
         settings=lambda wc: json.dumps(resolve_lstm_settings(LSTM_CONFIG, wc.dataset, wc.system), sort_keys=True),
         profile=config["profile"],
     log:
-        f"{LOGS}/runs/anygram/{{dataset}}/lstm/{{system}}_seed{{seed}}.log",
+        f"{LOGS}/{anygram_plan.LSTM_RUN}.log",
     benchmark:
-        f"{BENCHMARKS}/lstm/runs/anygram/{{dataset}}/lstm/{{system}}_seed{{seed}}.tsv"
+        f"{BENCHMARKS}/lstm/{anygram_plan.LSTM_RUN}.tsv"
     wildcard_constraints:
         dataset="|".join(TOKENISED),
         system="UniLSTM|BiLSTM",
@@ -43,11 +38,7 @@ rule lstm:
 
 # Sensitivity rows of the LSTMs (tables/sensitivity.csv): every system and seed retrained with the other
 # embedding-layer setting, one job per run as in the main table; the default side is the main runs' predictions.
-LSTM_SENS_DATASETS = [
-    d for d in config["lstm"]["sensitivity_datasets"] if d in config["lstm"]["datasets"] and d in config["datasets"]
-]
-SENSITIVITY_PARTS.extend(f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{d}.csv" for d in LSTM_SENS_DATASETS)
-LSTM_SENS_RUNS = f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}/{{system}}_seed{{seed}}"
+LSTM_SENS_RUNS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY_RUN}"
 
 
 rule lstm_sensitivity_run:
@@ -93,7 +84,7 @@ rule lstm_sensitivity_dataset:
     input:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         defaults=lambda wc: [
-            f"{RESULTS}/runs/anygram/{wc.dataset}/lstm/{s}_seed{seed}.predictions.parquet"
+            f"{RESULTS}/{anygram_plan.LSTM_RUN.format(dataset=wc.dataset, system=s, seed=seed)}.predictions.parquet"
             for s in config["lstm"]["systems"]
             for seed in config["lstm"]["seeds"]
         ],

@@ -1,39 +1,25 @@
 from kernbench.papers.ordinal import SLUGS
+from kernbench.papers.ordinal import plan as ordinal_plan
 
 # Feature selection for ordinal text classification (Baccianella et al.): one job per (dataset, system),
 # then a Figure-1-style plot per dataset, the `ordinal` table and the claims table.
-ORDINAL_DATASETS = [d for d in config["ordinal"]["datasets"] if d in config["datasets"]]
-
-
-# Run records of every (dataset, system), by dataset.
-ORDINAL_RECORDS = {
-    d: [f"{RESULTS}/runs/ordinal/{d}/featsel/{slug}.json" for slug in SLUGS.values()] for d in ORDINAL_DATASETS
-}
-
-
-if ORDINAL_DATASETS:
-    TABLE_RECORDS.setdefault("ordinal", []).extend(r for d in ORDINAL_DATASETS for r in ORDINAL_RECORDS[d])
-    TABLE_MD_SUBSET["ordinal"] = {"xi": config["ordinal"]["table_xi"]}
-if ORDINAL_DATASETS and "ordinal" in config["tables"]:
-    EXTRA_TARGETS.extend(f"{RESULTS}/figures/ordinal_{d}.png" for d in ORDINAL_DATASETS)
-    EXTRA_TARGETS.extend(f"{RESULTS}/tables/ordinal_claims.{ext}" for ext in ("csv", "md"))
-    SENSITIVITY_PARTS.append(f"{RESULTS}/sensitivity/ordinal/ordinal.prp_weights.csv")
+ORDINAL_DATASETS = ordinal_plan.datasets(config)
 
 
 rule ordinal_run:
     input:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
     output:
-        record=f"{RESULTS}/runs/ordinal/{{dataset}}/featsel/{{slug}}.json",
-        predictions=f"{RESULTS}/runs/ordinal/{{dataset}}/featsel/{{slug}}.predictions.parquet",
+        record=f"{RESULTS}/{ordinal_plan.RUN}.json",
+        predictions=f"{RESULTS}/{ordinal_plan.RUN}.predictions.parquet",
     params:
         settings=json.dumps(config["ordinal"]["run"], sort_keys=True),
         seed=config["seed"],
         profile=config["profile"],
     log:
-        f"{LOGS}/runs/ordinal/{{dataset}}/featsel/{{slug}}.log",
+        f"{LOGS}/{ordinal_plan.RUN}.log",
     benchmark:
-        f"{BENCHMARKS}/ordinal_run/runs/ordinal/{{dataset}}/featsel/{{slug}}.tsv"
+        f"{BENCHMARKS}/ordinal_run/{ordinal_plan.RUN}.tsv"
     wildcard_constraints:
         dataset="|".join(d for d, spec in DATASETS.items() if spec.task == "ordinal"),
         slug="|".join(SLUGS.values()),
@@ -79,7 +65,7 @@ rule ordinal_figure:
 
 rule ordinal_claims:
     input:
-        records=[r for d in ORDINAL_DATASETS for r in ORDINAL_RECORDS[d]],
+        records=ordinal_plan.records(config, RESULTS),
     output:
         csv=f"{RESULTS}/tables/ordinal_claims.csv",
         md=f"{RESULTS}/tables/ordinal_claims.md",
@@ -105,7 +91,7 @@ rule ordinal_claims:
 # Sensitivity of the ordinal table to the PRP weights: the other weighting, at the compared levels only.
 rule ordinal_sensitivity_prp_weights:
     input:
-        records=[f"{RESULTS}/runs/ordinal/{d}/featsel/{SLUGS['PRP']}.json" for d in ORDINAL_DATASETS],
+        records=[f"{RESULTS}/{ordinal_plan.RUN.format(dataset=d, slug=SLUGS['PRP'])}.json" for d in ORDINAL_DATASETS],
         prepared=[f"{RESULTS}/prepared/{d}.parquet" for d in ORDINAL_DATASETS],
     output:
         f"{RESULTS}/sensitivity/ordinal/ordinal.prp_weights.csv",
@@ -126,6 +112,3 @@ rule ordinal_sensitivity_prp_weights:
         "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} "
         "kernbench ordinal-sensitivity --records {input.records:q} --prepared {input.prepared:q} "
         "--levels {params.levels:q} --resamples {params.resamples} --out {output:q} > {log:q} 2>&1"
-
-
-COMPARED_TABLES.append("ordinal")

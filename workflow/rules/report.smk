@@ -1,16 +1,9 @@
 # The pages of `snakemake --report <results_dir>/report.html`: every table as HTML, results.md on the front page.
-# Included last: the table list is read from EXTRA_TARGETS, which the other rule files fill.
 import logging
 
 from kernbench.report.missing_metadata import MissingMetadataNote
 
 
-REPORT_TABLES = [
-    *config["tables"],
-    *sorted(os.path.basename(t)[: -len(".csv")] for t in EXTRA_TARGETS if t.endswith(".csv") and "/tables/" in t),
-    "costs",
-]
-REPORT_PAGES = [f"{RESULTS}/report/{table}.html" for table in REPORT_TABLES] + [f"{RESULTS}/report/front.rst"]
 FRONT_PAGE = os.path.abspath(f"{RESULTS}/report/front.rst")
 
 
@@ -31,7 +24,7 @@ rule report_table:
     log:
         f"{LOGS}/report/{{table}}.log",
     wildcard_constraints:
-        table="|".join(REPORT_TABLES),
+        table="|".join(report_tables()),
     conda:
         CONDA_ENV
     threads: 1

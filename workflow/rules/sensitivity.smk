@@ -1,13 +1,10 @@
 # The sensitivity table: one row per choice a paper leaves open, per table cell it affects.
-# Each paper's rule file appends its per-choice CSV files to SENSITIVITY_PARTS.
-
-
-EXTRA_TARGETS.append(f"{RESULTS}/tables/sensitivity.csv")
+# Each paper's planner (kernbench.papers.<paper>.plan) names its per-choice CSV files.
 
 
 rule sensitivity:
     input:
-        lambda wildcards: SENSITIVITY_PARTS,
+        lambda wildcards: sensitivity_parts(),
     output:
         csv=f"{RESULTS}/tables/sensitivity.csv",
         md=f"{RESULTS}/tables/sensitivity.md",

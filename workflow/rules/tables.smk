@@ -12,7 +12,7 @@ rule tables:
         csv=f"{RESULTS}/tables/{{table}}.csv",
         md=f"{RESULTS}/tables/{{table}}.md",
     params:
-        md_subset=lambda wildcards: json.dumps(TABLE_MD_SUBSET.get(wildcards.table, {}), sort_keys=True),
+        md_subset=lambda wildcards: json.dumps(table_md_subset(wildcards.table), sort_keys=True),
         resamples=config["uncertainty"]["resamples"],
         seed=config["seed"],
     log:
@@ -31,9 +31,6 @@ rule tables:
         "kernbench tables --records {input.records:q} --paper-values {input.paper_values:q} "
         "--csv {output.csv:q} --md {output.md:q} --md-subset {params.md_subset:q} "
         "--resamples {params.resamples} --seed {params.seed} > {log:q} 2>&1"
-
-
-EXTRA_TARGETS.append(f"{RESULTS}/tables/significance.csv")
 
 
 rule significance_paper:
@@ -82,16 +79,13 @@ rule significance:
         "kernbench significance-merge --parts {input:q} --out {output:q} > {log:q} 2>&1"
 
 
-EXTRA_TARGETS.append(f"{RESULTS}/results.md")
-
-
 rule results_summary:
     input:
         tables=expand(f"{RESULTS}/tables/{{table}}.csv", table=config["tables"]),
         significance=f"{RESULTS}/tables/significance.csv",
         sensitivity=f"{RESULTS}/tables/sensitivity.csv",
-        # The other tables the rule files add (claims), so the summary is written after them.
-        extra_tables=lambda wildcards: sorted(t for t in EXTRA_TARGETS if t.endswith(".csv") and "/tables/" in t),
+        # The papers' other tables (claims), so the summary is written after them.
+        extra_tables=lambda wildcards: sorted(t for t in paper_outputs() if t.endswith(".csv") and "/tables/" in t),
     output:
         f"{RESULTS}/results.md",
     params:
@@ -119,7 +113,7 @@ rule costs:
     input:
         tables=expand(f"{RESULTS}/tables/{{table}}.csv", table=config["tables"]),
         mlflow=f"{RESULTS}/tracking/mlflow_runs.tsv",
-        extras=lambda wildcards: EXTRA_TARGETS,
+        extras=lambda wildcards: extra_targets(),
     output:
         csv=f"{RESULTS}/costs.csv",
         md=f"{RESULTS}/costs.md",

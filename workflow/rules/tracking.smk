@@ -4,18 +4,17 @@
 rule track:
     # The only rule that writes to MLflow: one writer, so parallel jobs never lock the store.
     input:
-        # Evaluated once every rule file has registered its records, whatever the include order.
         records=lambda wildcards: all_records(),
         tables=expand(f"{RESULTS}/tables/{{table}}.csv", table=config["tables"]),
         figures=lambda wildcards: sorted(
-            t for t in EXTRA_TARGETS if os.path.basename(os.path.dirname(t)) == "figures" and t.endswith(".png")
+            t for t in paper_outputs() if os.path.basename(os.path.dirname(t)) == "figures" and t.endswith(".png")
         ),
     output:
         f"{RESULTS}/tracking/mlflow_runs.tsv",
     params:
         results_dir=lambda wildcards, output: os.path.dirname(os.path.dirname(output[0])),
         tracking_uri=config["mlflow"]["tracking_uri"],
-        subsets=lambda wildcards: json.dumps(TABLE_MD_SUBSET, sort_keys=True),
+        subsets=json.dumps(table_md_subsets(), sort_keys=True),
     log:
         f"{LOGS}/track.log",
     benchmark:

@@ -4,6 +4,7 @@ from kernbench.paper import Paper
 
 PAPER = Paper(
     name="anygram",
+    targets="kernbench.papers.anygram.plan:targets",
     caption="Kaljahi & Foster, Table 3: any-gram kernels and LSTMs (accuracy and macro-F1, %)",
     compared_metrics=("accuracy",),
     headline_metric="accuracy",

@@ -1,0 +1,50 @@
+"""What the workflow builds for the any-gram paper under a config, and where its runs are written."""
+
+from __future__ import annotations
+
+from kernbench.paper import PaperTargets
+
+#: Run files, relative to the results directory, without their suffix (``.json`` record,
+#: ``.predictions.parquet``, ...); ``{dataset}`` etc. are the workflow's wildcards.
+KERNEL_RUN = "runs/anygram/{dataset}/kernels/{system}"
+LSTM_RUN = "runs/anygram/{dataset}/lstm/{system}_seed{seed}"
+LSTM_SENSITIVITY = "sensitivity/anygram/lstm.trainable_embeddings"
+LSTM_SENSITIVITY_RUN = LSTM_SENSITIVITY + "/{dataset}/{system}_seed{seed}"
+
+
+def lstm_sensitivity_datasets(config: dict) -> list[str]:
+    """Datasets whose LSTMs are retrained with the other embedding setting (``lstm.sensitivity_datasets``)."""
+    lstm = config["lstm"]
+    return [d for d in lstm["sensitivity_datasets"] if d in lstm["datasets"] and d in config["datasets"]]
+
+
+def targets(config: dict, results: str) -> PaperTargets:
+    """The any-gram paper's run records, figures and sensitivity files under ``config``.
+
+    Parameters
+    ----------
+    config : dict
+        The workflow config.
+    results : str
+        The results directory.
+
+    Returns
+    -------
+    kernbench.paper.PaperTargets
+    """
+    from kernbench.papers.anygram.experiment import planned_runs
+    from kernbench.papers.anygram.lstm import planned_runs as lstm_runs
+    from kernbench.papers.anygram.sensitivity import sensitivity_jobs
+
+    records = [f"{results}/{KERNEL_RUN.format(dataset=d, system=s)}.json" for d, s in planned_runs(config)]
+    records += [f"{results}/{LSTM_RUN.format(dataset=d, system=s, seed=seed)}.json" for d, s, seed in lstm_runs(config)]
+    outputs = []
+    if "anygram" in config["tables"]:  # the figures read the table
+        outputs = [
+            f"{results}/benchmarks/anygram.csv",
+            f"{results}/figures/anygram_accuracy.png",
+            f"{results}/figures/anygram_throughput.png",
+        ]
+    sensitivity = [f"{results}/{LSTM_SENSITIVITY}/{d}.csv" for d in lstm_sensitivity_datasets(config)]
+    sensitivity += [f"{results}/sensitivity/anygram/{choice}.csv" for choice, *_ in sensitivity_jobs(config).values()]
+    return PaperTargets(records=records, outputs=outputs, sensitivity=sensitivity)
