@@ -25,6 +25,7 @@ from sklearn.svm import LinearSVC, LinearSVR
 from kernbench.catalog import BASELINE_SYSTEMS, DatasetSpec
 from kernbench.data.reuters import TOP10
 from kernbench.metrics import classification_scores, ordinal_scores, ranking_scores
+from kernbench.runs import evaluate_splits
 
 
 @dataclass
@@ -81,13 +82,12 @@ def _rows(dataset: str, split: str, scores: dict[str, float]) -> list[dict]:
     return [{"dataset": dataset, "split": split, "metric": m, "value": v} for m, v in scores.items()]
 
 
-def _eval_splits(frame: pd.DataFrame) -> list[str]:
-    return [s for s in ("dev", "test") if (frame["split"] == s).any()]
+def _split_parts(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    return {s: frame[frame["split"] == s] for s in ("dev", "test")}
 
 
 def _run_classification(spec, frame, system, params, seed) -> BaselineResult:
     train = frame[frame["split"] == "train"]
-    splits = _eval_splits(frame)
     chosen: dict = {}
     if system == "Triv":
         model = DummyClassifier(strategy="most_frequent").fit(np.zeros((len(train), 1)), train["label"])
@@ -115,13 +115,10 @@ def _run_classification(spec, frame, system, params, seed) -> BaselineResult:
         def predict(part):
             return model.predict(vec.transform(_documents(spec, part)))
 
-    rows, preds = [], []
-    for split in splits:
-        part = frame[frame["split"] == split]
-        y_pred = predict(part)
-        rows += _rows(spec.name, split, classification_scores(part["label"], y_pred))
-        preds.append(pd.DataFrame({"id": part["id"], "split": split, "y_true": part["label"], "y_pred": y_pred}))
-    return BaselineResult(rows, pd.concat(preds, ignore_index=True), chosen)
+    rows, predictions = evaluate_splits(
+        _split_parts(frame), lambda split, part: predict(part), dataset=spec.name, score=classification_scores
+    )
+    return BaselineResult(rows, predictions, chosen)
 
 
 def _select_c(grid, fit, frame, score, *, higher_is_better) -> float:
@@ -199,13 +196,10 @@ def _run_ordinal(spec, frame, system, params, seed) -> BaselineResult:
         def predict(part):
             return stars(model, part)
 
-    rows, preds = [], []
-    for split in _eval_splits(frame):
-        part = frame[frame["split"] == split]
-        y_pred = predict(part)
-        rows += _rows(spec.name, split, ordinal_scores(part["label"], y_pred))
-        preds.append(pd.DataFrame({"id": part["id"], "split": split, "y_true": part["label"], "y_pred": y_pred}))
-    return BaselineResult(rows, pd.concat(preds, ignore_index=True), chosen)
+    rows, predictions = evaluate_splits(
+        _split_parts(frame), lambda split, part: predict(part), dataset=spec.name, score=ordinal_scores
+    )
+    return BaselineResult(rows, predictions, chosen)
 
 
 _RUNNERS = {"classification": _run_classification, "ranking": _run_ranking, "ordinal": _run_ordinal}

@@ -1,12 +1,18 @@
 """The job contract every experiment command follows: parse the shared arguments, run, :func:`write_run`.
 
 A command that writes a run record takes :func:`add_run_arguments`, limits its
-threads with :func:`set_threads`, and ends with :func:`write_run`, which writes
+threads with :func:`set_threads`, scores dev and test with :func:`evaluate_splits`,
+and ends with :func:`write_run`, which writes
 the per-item predictions and the record (each atomically, the record last, so a
 record never points at missing predictions).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def add_run_arguments(parser) -> None:
@@ -63,6 +69,45 @@ def add_plumbing(subparsers, name: str, summary: str):
     parser = subparsers.add_parser(name, description=summary)
     parser.set_defaults(plumbing=True)
     return parser
+
+
+def evaluate_splits(parts: dict, predict, *, dataset: str, score) -> tuple[list[dict], pd.DataFrame]:
+    """Score a fitted model on the dev and test splits: table rows and per-item predictions.
+
+    Parameters
+    ----------
+    parts : dict
+        ``{split: pandas.DataFrame}`` with ``id`` and ``label`` columns; ``dev`` and ``test``
+        are scored, in that order, where present and non-empty.
+    predict : callable
+        ``predict(split, part)`` -> predicted labels of the items of ``part``, in order.
+    dataset : str
+        Name written in the rows.
+    score : callable
+        ``score(y_true, y_pred)`` -> ``{metric: value}``, e.g.
+        :func:`kernbench.metrics.classification_scores`.
+
+    Returns
+    -------
+    rows : list of dict
+        ``{"dataset", "split", "metric", "value"}``.
+    predictions : pandas.DataFrame
+        ``id, split, y_true, y_pred`` (empty if no split was scored).
+    """
+    import pandas
+
+    rows, predictions = [], []
+    for split in ("dev", "test"):
+        part = parts.get(split)
+        if part is None or part.empty:
+            continue
+        y_true = part["label"].to_numpy()
+        y_pred = predict(split, part)
+        rows += [{"dataset": dataset, "split": split, "metric": m, "value": v} for m, v in score(y_true, y_pred).items()]
+        predictions.append(
+            pandas.DataFrame({"id": part["id"].to_numpy(), "split": split, "y_true": y_true, "y_pred": y_pred})
+        )
+    return rows, (pandas.concat(predictions, ignore_index=True) if predictions else pandas.DataFrame())
 
 
 def set_threads(threads: int, *, blas: bool = True) -> None:

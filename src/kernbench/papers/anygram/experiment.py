@@ -310,21 +310,20 @@ def _evaluate(parts: dict, y: dict, predict, chosen: dict, dev_scores: dict, dat
     from sklearn.metrics import confusion_matrix
 
     from kernbench.metrics import classification_scores
+    from kernbench.runs import evaluate_splits
 
     labels = sorted(set(y["train"]) | set(y["dev"]) | set(y["test"]), key=str)
-    rows, preds, confusion = [], [], {}
-    for s in ("dev", "test"):
-        if parts[s].empty:
-            continue
-        y_pred = predict(s)
-        for metric, value in classification_scores(y[s], y_pred).items():
-            rows.append({"dataset": dataset, "split": s, "metric": metric, "value": value})
-        preds.append(pd.DataFrame({"id": parts[s]["id"].to_numpy(), "split": s, "y_true": y[s], "y_pred": y_pred}))
-        confusion[s] = {
+    confusion = {}
+
+    def predict_and_count(split, part):
+        y_pred = predict(split)
+        confusion[split] = {
             "labels": [str(v) for v in labels],
-            "matrix": confusion_matrix(y[s], y_pred, labels=labels).tolist(),
+            "matrix": confusion_matrix(y[split], y_pred, labels=labels).tolist(),
         }
-    predictions = pd.concat(preds, ignore_index=True) if preds else pd.DataFrame()
+        return y_pred
+
+    rows, predictions = evaluate_splits(parts, predict_and_count, dataset=dataset, score=classification_scores)
     return SvmResult(rows, predictions, chosen, dev_scores, confusion)
 
 

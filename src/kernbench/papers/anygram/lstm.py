@@ -392,6 +392,7 @@ def train_lstm(
     import keras
 
     from kernbench.metrics import classification_scores
+    from kernbench.runs import evaluate_splits
 
     if system not in SYSTEMS:
         raise KernbenchError(f"lstm: unknown system {system!r} (expected one of {', '.join(SYSTEMS)})")
@@ -443,25 +444,18 @@ def train_lstm(
     trained = time.perf_counter() - started
     curves = {k: [float(v) for v in values] for k, values in sorted(history.history.items())}
 
-    started = time.perf_counter()
-    rows, preds = [], []
-    for split in ("dev", "test"):
-        part = splits[split]
-        if part.empty:
-            continue
+    def predict(split, part):
         ids, aspect, _ = data[split]
-        y_pred = [classes[i] for i in predict_proba(model, ids, aspect).argmax(axis=1)]
-        scores = classification_scores(part["label"].tolist(), y_pred)
-        rows += [{"dataset": dataset, "split": split, "metric": m, "value": v} for m, v in scores.items()]
-        preds.append(
-            pd.DataFrame({"id": part["id"].to_numpy(), "split": split, "y_true": part["label"].to_numpy(), "y_pred": y_pred})
-        )
+        return [classes[i] for i in predict_proba(model, ids, aspect).argmax(axis=1)]
+
+    started = time.perf_counter()
+    rows, predictions = evaluate_splits(splits, predict, dataset=dataset, score=classification_scores)
     evaluated = time.perf_counter() - started
     best_epoch = int(np.argmax(curves["val_accuracy"])) + 1
     return LstmResult(
         model=model,
         rows=rows,
-        predictions=pd.concat(preds, ignore_index=True),
+        predictions=predictions,
         curves=curves,
         timings={"train": trained, "evaluate": evaluated},
         best_epoch=best_epoch,
