@@ -513,6 +513,15 @@ def _gram_west_fast(X, Y, lam, vectors, theta):
 # --------------------------------------------------------------------------- public
 
 
+#: The exact fast path of each variant, ``function(X, Y, *, lam, vectors, theta)`` (``Y=None``: X against
+#: itself); :func:`anygram_gram` takes it with ``method="auto"``, the jitted DP with ``method="dp"``.
+FAST_PATHS = {
+    "sm": lambda X, Y, *, lam, vectors, theta: _gram_sm_fast(X, Y, lam),
+    "west": lambda X, Y, *, lam, vectors, theta: _gram_west_fast(X, Y, lam, vectors, float(theta)),
+    "wess": lambda X, Y, *, lam, vectors, theta: _gram_wess_fast(X, Y, lam, vectors),
+}
+
+
 def anygram_kernel(s1, s2, *, variant: str, lam: float, vectors=None, theta=None) -> float:
     """Any-gram kernel of one sentence pair by the paper's dynamic programme.
 
@@ -581,11 +590,7 @@ def anygram_gram(X, Y=None, *, variant: str, lam: float, vectors=None, theta=Non
     if nx == 0 or ny == 0:
         return np.zeros((nx, ny))
     if method == "auto":
-        if variant == "sm":
-            return _gram_sm_fast(X, Y, lam)
-        if variant == "wess":
-            return _gram_wess_fast(X, Y, lam, vectors)
-        return _gram_west_fast(X, Y, lam, vectors, float(theta))
+        return FAST_PATHS[variant](X, Y, lam=lam, vectors=vectors, theta=theta)
     if variant == "sm":
         tx, ox = _flat_ids(X)
         ty, oy = (tx, ox) if Y is None else _flat_ids(Y)

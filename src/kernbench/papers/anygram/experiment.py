@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from kernbench.errors import DataError
+from kernbench.kernels import kernel_functions
 from kernbench.papers.anygram.kernel_setting import SYSTEMS, KernelSetting, uses_theta
 from kernbench.progress import progress
 
@@ -61,35 +62,26 @@ class _KernelSetting:
             oov = np.zeros((len(encoder.index) - encoder.vectors.shape[0], dim))
             self.kw = {"variant": variant, "lam": lam, "vectors": np.vstack([encoder.vectors, oov]), "theta": theta}
 
+        self.gram, self._diag = kernel_functions(self.family)
+
+    def _aspects(self, split: str, sl: slice = slice(None), key: str = "aspect_x") -> dict:
+        """NGTK's aspect masks of a split's sentences as the keyword ``key``; none for the any-gram
+        kernels, whose encodings carry them."""
+        return {} if self.masks is None else {key: self.masks[split][sl]}
+
     def rows(self, split: str, start: int = 0, stop: int | None = None) -> np.ndarray:
         """``K(split[start:stop], train)`` computed as one X-against-Y block."""
-        from kernbench.kernels.anygram import anygram_gram
-        from kernbench.kernels.ngtk import ngtk_gram
-
         sl = slice(start, stop)
-        if self.family == "agk":
-            return anygram_gram(self.data[split][sl], self.data["train"], **self.kw)
-        return ngtk_gram(
-            self.data[split][sl], self.data["train"], aspect_x=self.masks[split][sl], aspect_y=self.masks["train"], **self.kw
-        )
+        aspects = {**self._aspects(split, sl), **self._aspects("train", key="aspect_y")}
+        return self.gram(self.data[split][sl], self.data["train"], **aspects, **self.kw)
 
     def train_gram(self) -> np.ndarray:
         """``K(train, train)``, each pair once, exactly symmetric."""
-        from kernbench.kernels.anygram import anygram_gram
-        from kernbench.kernels.ngtk import ngtk_gram
-
-        if self.family == "agk":
-            return anygram_gram(self.data["train"], **self.kw)
-        return ngtk_gram(self.data["train"], aspect_x=self.masks["train"], **self.kw)
+        return self.gram(self.data["train"], **self._aspects("train"), **self.kw)
 
     def diag(self, split: str) -> np.ndarray:
         """``K(x, x)`` of every sentence of the split."""
-        from kernbench.kernels.anygram import anygram_diag
-        from kernbench.kernels.ngtk import ngtk_diag
-
-        if self.family == "agk":
-            return anygram_diag(self.data[split], **self.kw)
-        return ngtk_diag(self.data[split], aspect_x=self.masks[split], **self.kw)
+        return self._diag(self.data[split], **self._aspects(split), **self.kw)
 
 
 def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None, lowercase_sm: bool = True) -> dict:
