@@ -38,7 +38,11 @@ def test_full_profile_plans_every_run_of_the_three_tables(config):
         ["R/figures/ordinal_reviews_clothing.png", "R/figures/ordinal_reviews_hotel.png"]
         + ["R/tables/ordinal_claims.csv", "R/tables/ordinal_claims.md"]
     )
-    assert "R/sensitivity/anygram/lstm.trainable_embeddings/semeval14_restaurant.csv" in anygram.sensitivity
+    assert [p for p in anygram.sensitivity if "/lstm." in p] == [
+        f"R/sensitivity/anygram/lstm.{choice}/{dataset}.csv"
+        for choice in ("trainable_embeddings", "bucket_batches")
+        for dataset in ("semeval14_laptop", "semeval14_restaurant")
+    ]
     assert sorted(fisher.sensitivity) == sorted(
         f"R/sensitivity/fisher/fisher.{c}.csv" for c in ("ap_reading", "c", "documents", "loss", "max_state_length")
     )
@@ -59,3 +63,10 @@ def test_lstm_runs_follow_the_datasets_the_config_keeps(config):
     records = _targets(narrow, "anygram").records
     assert not [r for r in records if "/sst/" in r]
     assert len([r for r in records if "/lstm/" in r]) == 2 * 2 * 3
+
+
+def test_an_lstm_choice_whose_alternative_is_the_default_is_not_measured(config):
+    same = copy.deepcopy(config)
+    same["lstm"]["sensitivity_bucket_batches"] = same["lstm"]["bucket_batches"]
+    lstm_rows = [p for p in _targets(same, "anygram").sensitivity if "/lstm." in p]
+    assert lstm_rows and all("/lstm.trainable_embeddings/" in p for p in lstm_rows)

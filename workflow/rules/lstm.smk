@@ -36,9 +36,11 @@ rule lstm:
         "--record {output.record:q} --predictions {output.predictions:q} --model {output.model:q} > {log:q} 2>&1"
 
 
-# Sensitivity rows of the LSTMs (tables/sensitivity.csv): every system and seed retrained with the other
-# embedding-layer setting, one job per run as in the main table; the default side is the main runs' predictions.
+# Sensitivity rows of the LSTMs (tables/sensitivity.csv): every system and seed retrained with the alternative of
+# each open choice (anygram_plan.LSTM_CHOICES), one job per run as in the main table; the default side is the main
+# runs' predictions.
 LSTM_SENS_RUNS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY_RUN}"
+LSTM_SENS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY}"
 
 
 rule lstm_sensitivity_run:
@@ -53,16 +55,17 @@ rule lstm_sensitivity_run:
         settings=lambda wc: json.dumps(
             {
                 **resolve_lstm_settings(LSTM_CONFIG, wc.dataset, wc.system),
-                "trainable_embeddings": not config["lstm"]["trainable_embeddings"],
+                wc.choice: anygram_plan.lstm_alternative(config["lstm"], wc.choice),
             },
             sort_keys=True,
         ),
         profile=config["profile"],
     log:
-        f"{LOGS}/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}/{{system}}_seed{{seed}}.log",
+        f"{LOGS}/{anygram_plan.LSTM_SENSITIVITY_RUN}.log",
     benchmark:
-        f"{BENCHMARKS}/lstm_sensitivity_run/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}/{{system}}_seed{{seed}}.tsv"
+        f"{BENCHMARKS}/lstm_sensitivity_run/{anygram_plan.LSTM_SENSITIVITY_RUN}.tsv"
     wildcard_constraints:
+        choice="|".join(anygram_plan.LSTM_CHOICES),
         dataset="|".join(TOKENISED),
         system="UniLSTM|BiLSTM",
         seed=r"\d+",
@@ -89,25 +92,26 @@ rule lstm_sensitivity_dataset:
             for seed in config["lstm"]["seeds"]
         ],
         alternatives=lambda wc: [
-            f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{wc.dataset}/{s}_seed{seed}.predictions.parquet"
+            f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY_RUN.format(choice=wc.choice, dataset=wc.dataset, system=s, seed=seed)}.predictions.parquet"
             for s in config["lstm"]["systems"]
             for seed in config["lstm"]["seeds"]
         ],
     output:
-        f"{RESULTS}/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}.csv",
+        f"{LSTM_SENS}/{{dataset}}.csv",
     params:
         settings=json.dumps(config["lstm"], sort_keys=True),
         # runs/anygram/<dataset>/lstm/<file> -> runs/anygram
         runs_dir=lambda wildcards, input: os.path.dirname(os.path.dirname(os.path.dirname(input.defaults[0]))),
-        # sensitivity/anygram/lstm.trainable_embeddings/<dataset>/<file> -> sensitivity/anygram/lstm.trainable_embeddings
+        # sensitivity/anygram/lstm.<choice>/<dataset>/<file> -> sensitivity/anygram/lstm.<choice>
         alternatives_dir=lambda wildcards, input: os.path.dirname(os.path.dirname(input.alternatives[0])),
         resamples=config["uncertainty"]["resamples"],
         seed=config["seed"],
     log:
-        f"{LOGS}/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}.log",
+        f"{LOGS}/{anygram_plan.LSTM_SENSITIVITY}/{{dataset}}.log",
     benchmark:
-        f"{BENCHMARKS}/lstm_sensitivity_dataset/sensitivity/anygram/lstm.trainable_embeddings/{{dataset}}.tsv"
+        f"{BENCHMARKS}/lstm_sensitivity_dataset/{anygram_plan.LSTM_SENSITIVITY}/{{dataset}}.tsv"
     wildcard_constraints:
+        choice="|".join(anygram_plan.LSTM_CHOICES),
         dataset="|".join(TOKENISED),
     conda:
         CONDA_ENV
@@ -116,6 +120,6 @@ rule lstm_sensitivity_dataset:
         mem_mb=1000,
         runtime=30,
     shell:
-        "kernbench lstm-sensitivity --datasets {wildcards.dataset} --prepared {input.prepared:q} "
-        "--runs-dir {params.runs_dir:q} --alternatives-dir {params.alternatives_dir:q} --settings {params.settings:q} "
-        "--resamples {params.resamples} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
+        "kernbench lstm-sensitivity --choice {wildcards.choice} --datasets {wildcards.dataset} "
+        "--prepared {input.prepared:q} --runs-dir {params.runs_dir:q} --alternatives-dir {params.alternatives_dir:q} "
+        "--settings {params.settings:q} --resamples {params.resamples} --seed {params.seed} --out {output:q} > {log:q} 2>&1"

@@ -8,8 +8,26 @@ from kernbench.paper import PaperTargets
 #: ``.predictions.parquet``, ...); ``{dataset}`` etc. are the workflow's wildcards.
 KERNEL_RUN = "runs/anygram/{dataset}/kernels/{system}"
 LSTM_RUN = "runs/anygram/{dataset}/lstm/{system}_seed{seed}"
-LSTM_SENSITIVITY = "sensitivity/anygram/lstm.trainable_embeddings"
+LSTM_SENSITIVITY = "sensitivity/anygram/lstm.{choice}"
 LSTM_SENSITIVITY_RUN = LSTM_SENSITIVITY + "/{dataset}/{system}_seed{seed}"
+
+#: LSTM settings the paper leaves open, each retrained on ``lstm.sensitivity_datasets`` with its alternative.
+LSTM_CHOICES = ("trainable_embeddings", "bucket_batches")
+
+
+def lstm_alternative(lstm_config: dict, choice: str):
+    """The alternative value of an LSTM choice: the other embedding setting, or ``lstm.sensitivity_bucket_batches``."""
+    if choice == "trainable_embeddings":
+        return not lstm_config["trainable_embeddings"]
+    if choice == "bucket_batches":
+        return lstm_config["sensitivity_bucket_batches"]
+    raise ValueError(f"unknown LSTM choice {choice!r} (one of {', '.join(LSTM_CHOICES)})")
+
+
+def lstm_choices(config: dict) -> list[str]:
+    """The LSTM choices with an alternative that differs from the config's value."""
+    lstm = config["lstm"]
+    return [c for c in LSTM_CHOICES if lstm_alternative(lstm, c) != lstm[c]]
 
 
 def lstm_sensitivity_datasets(config: dict) -> list[str]:
@@ -45,6 +63,10 @@ def targets(config: dict, results: str) -> PaperTargets:
             f"{results}/figures/anygram_accuracy.png",
             f"{results}/figures/anygram_throughput.png",
         ]
-    sensitivity = [f"{results}/{LSTM_SENSITIVITY}/{d}.csv" for d in lstm_sensitivity_datasets(config)]
+    sensitivity = [
+        f"{results}/{LSTM_SENSITIVITY.format(choice=c)}/{d}.csv"
+        for c in lstm_choices(config)
+        for d in lstm_sensitivity_datasets(config)
+    ]
     sensitivity += [f"{results}/sensitivity/anygram/{choice}.csv" for choice, *_ in sensitivity_jobs(config).values()]
     return PaperTargets(records=records, outputs=outputs, sensitivity=sensitivity)

@@ -15,6 +15,7 @@ matrices, the default ``anygram.training``) for the kernels,
   and the SVM refitted on each new train. Test items do not move;
 * ``anygram.lowercase_sm``: string match on lower-cased tokens or as written;
 * ``lstm.trainable_embeddings``: the LSTMs' embedding layer frozen or trained.
+* ``lstm.bucket_batches``: the LSTMs' training batches from length-sorted pools or a plain shuffle.
 """
 
 from __future__ import annotations
@@ -243,37 +244,47 @@ def chosen_theta(record_path) -> float:
         raise DataError(f"{record_path}: the run record names no chosen theta") from exc
 
 
-def trainable_embeddings_rows(frame, *, dataset, systems, seeds, default_trainable, default_predictions,
-                              alternative_predictions, resamples, seed) -> list[dict]:  # fmt: skip
-    """Rows of ``lstm.trainable_embeddings``: each LSTM, every seed, against its run with the other embedding setting.
+def lstm_setting_label(choice: str, value) -> str:
+    """How a sensitivity row names the value of an LSTM choice."""
+    if choice == "trainable_embeddings":
+        return "trainable embeddings" if value else "frozen embeddings"
+    if choice == "bucket_batches":
+        return "plain shuffled batches" if int(value) <= 1 else f"length-sorted pools of {int(value)} batches"
+    raise ValueError(f"unknown LSTM choice {choice!r}")
+
+
+def lstm_choice_rows(frame, *, choice, dataset, systems, seeds, default_value, alternative_value, default_predictions,
+                     alternative_predictions, resamples, seed) -> list[dict]:  # fmt: skip
+    """Rows of ``lstm.<choice>``: each LSTM, every seed, against its run with the choice's alternative value.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         The prepared dataset (its test split is scored).
+    choice : str
+        An LSTM setting the paper leaves open (``trainable_embeddings``, ``bucket_batches``).
     dataset : str
     systems : sequence of str
         ``UniLSTM`` / ``BiLSTM``.
     seeds : sequence of int
         The main table's seeds; values are seed means, the bootstrap pairs per-seed predictions.
-    default_trainable : bool
-        ``lstm.trainable_embeddings`` of the main table.
+    default_value, alternative_value
+        The main table's value of ``lstm.<choice>`` and the one retrained with.
     default_predictions, alternative_predictions : dict
-        ``{(system, seed): path}`` of the main table's predictions and of the runs with the other setting.
+        ``{(system, seed): path}`` of the main table's predictions and of the runs with the alternative.
 
     Returns
     -------
     list of dict
     """
     test_ids, y_true = _test_part(frame)
-    name = {True: "trainable embeddings", False: "frozen embeddings"}
     rows = []
     for system in systems:
         y_default = [test_predictions(default_predictions[system, run_seed], test_ids) for run_seed in seeds]
         y_alt = [test_predictions(alternative_predictions[system, run_seed], test_ids) for run_seed in seeds]
         rows.append(_row(
-            choice="lstm.trainable_embeddings", dataset=dataset, system=system, default=name[default_trainable],
-            alternative=name[not default_trainable], y_true=y_true, y_default=np.array(y_default),
+            choice=f"lstm.{choice}", dataset=dataset, system=system, default=lstm_setting_label(choice, default_value),
+            alternative=lstm_setting_label(choice, alternative_value), y_true=y_true, y_default=np.array(y_default),
             y_alternative=np.array(y_alt), resamples=resamples, seed=seed,
         ))  # fmt: skip
     return rows

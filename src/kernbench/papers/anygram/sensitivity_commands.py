@@ -7,6 +7,7 @@ import logging
 import time
 from pathlib import Path
 
+from kernbench.papers.anygram.plan import LSTM_CHOICES
 from kernbench.runs import add_input_arguments, add_plumbing
 
 log = logging.getLogger("kernbench")
@@ -72,7 +73,8 @@ def _cmd_anygram(args) -> None:
 def _cmd_lstm(args) -> None:
     import pandas as pd
 
-    from kernbench.papers.anygram.sensitivity import trainable_embeddings_rows
+    from kernbench.papers.anygram.plan import lstm_alternative
+    from kernbench.papers.anygram.sensitivity import lstm_choice_rows
     from kernbench.report.sensitivity import write_rows
 
     lstm_config = json.loads(args.settings)
@@ -81,9 +83,10 @@ def _cmd_lstm(args) -> None:
     started = time.perf_counter()
     for dataset, path in _prepared(args).items():
         runs_of = [(system, seed) for system in lstm_config["systems"] for seed in lstm_config["seeds"]]
-        rows += trainable_embeddings_rows(
-            pd.read_parquet(path), dataset=dataset, systems=lstm_config["systems"], seeds=lstm_config["seeds"],
-            default_trainable=bool(lstm_config["trainable_embeddings"]),
+        rows += lstm_choice_rows(
+            pd.read_parquet(path), choice=args.choice, dataset=dataset, systems=lstm_config["systems"],
+            seeds=lstm_config["seeds"], default_value=lstm_config[args.choice],
+            alternative_value=lstm_alternative(lstm_config, args.choice),
             default_predictions={
                 (system, seed): runs / dataset / "lstm" / f"{system}_seed{seed}.predictions.parquet"
                 for system, seed in runs_of
@@ -95,7 +98,7 @@ def _cmd_lstm(args) -> None:
             resamples=args.resamples, seed=args.seed,
         )  # fmt: skip
     frame = write_rows(rows, args.out)
-    log.info("lstm.trainable_embeddings: %d rows in %.1f s\n%s", len(frame), time.perf_counter() - started,
+    log.info("lstm.%s: %d rows in %.1f s\n%s", args.choice, len(frame), time.perf_counter() - started,
              frame[["dataset", "system", "alternative", "value_default", "value", "delta"]].to_string(index=False))
 
 
@@ -121,7 +124,8 @@ def register(subparsers) -> None:
     )  # fmt: skip
     p.set_defaults(func=_cmd_anygram)
 
-    p = add_plumbing(subparsers, "lstm-sensitivity", "Table 3 LSTM rows: the main runs against the runs with the other embedding-layer setting")
+    p = add_plumbing(subparsers, "lstm-sensitivity", "Table 3 LSTM rows: the main runs against the runs with one choice's alternative")
+    p.add_argument("--choice", required=True, choices=sorted(LSTM_CHOICES), help="open LSTM choice whose alternative is measured")
     _common(p)
     p.add_argument("--alternatives-dir", required=True,
                    help="predictions of the runs with the other embedding setting, as <dataset>/<system>_seed<seed>")
