@@ -144,11 +144,16 @@ def _assert_each_run_once(results: Path) -> int:
     assert len(runs) == len(manifest) > 0
     assert all(run.info.lifecycle_stage == "active" for run in runs)
     assert sorted(run.info.run_id for run in runs) == sorted(manifest["run_id"])
-    keys = [run.data.tags["run_key"] for run in runs]
+    # One parent run per run key, complete (content_hash is its last tag); the per-category and
+    # per-level child runs share their parent's key. Every run's name is unique in its experiment.
+    parents = [run for run in runs if "mlflow.parentRunId" not in run.data.tags]
+    children = [run for run in runs if "mlflow.parentRunId" in run.data.tags]
+    keys = [run.data.tags["run_key"] for run in parents]
     assert len(set(keys)) == len(keys) and set(keys) == set(manifest["run_key"])
-    names = [(run.info.experiment_id, run.info.run_name, run.data.tags["run_key"]) for run in runs]
+    assert all("content_hash" in run.data.tags for run in parents)
+    assert {run.data.tags["mlflow.parentRunId"] for run in children} <= {run.info.run_id for run in parents}
+    names = [(run.info.experiment_id, run.info.run_name) for run in runs]
     assert len(set(names)) == len(runs)
-    assert all("content_hash" in run.data.tags for run in runs)
     return len(runs)
 
 
