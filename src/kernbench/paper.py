@@ -42,7 +42,8 @@ class Paper:
         ``{table: caption}`` of further tables it writes (claims, ...).
     targets : str
         ``"module:function"`` giving what the workflow builds for it:
-        ``function(config, results) -> PaperTargets``.
+        ``function(config, results) -> PaperTargets``, with ``config`` the workflow config
+        and ``results`` the results directory that the returned paths start with.
     """
 
     name: str

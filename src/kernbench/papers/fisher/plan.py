@@ -36,16 +36,7 @@ def records(config: dict, results: str) -> list[str]:
 def targets(config: dict, results: str) -> PaperTargets:
     """Table 1's run records, figure and sensitivity files under ``config``.
 
-    Parameters
-    ----------
-    config : dict
-        The workflow config.
-    results : str
-        The results directory.
-
-    Returns
-    -------
-    kernbench.paper.PaperTargets
+    The planner that :attr:`kernbench.paper.Paper.targets` names; its parameters are described there.
     """
     outputs = [f"{results}/figures/fisher_average_precision.png"] if "fisher" in config["tables"] else []
     sensitivity = [f"{results}/sensitivity/fisher/fisher.{choice}.csv" for choice in sensitivity_systems(config)]

@@ -24,16 +24,7 @@ def records(config: dict, results: str, dataset: str | None = None) -> list[str]
 def targets(config: dict, results: str) -> PaperTargets:
     """Figure 1's run records, figures, claims table and sensitivity file under ``config``.
 
-    Parameters
-    ----------
-    config : dict
-        The workflow config.
-    results : str
-        The results directory.
-
-    Returns
-    -------
-    kernbench.paper.PaperTargets
+    The planner that :attr:`kernbench.paper.Paper.targets` names; its parameters are described there.
     """
     names = datasets(config)
     if not names:
