@@ -298,15 +298,17 @@ def epoch_batches(lengths: np.ndarray, batch_size: int, *, bucket_batches: int, 
         Every index ``0 .. len(lengths) - 1`` exactly once over all batches.
     """
     lengths = np.asarray(lengths)
-    n = len(lengths)
-    order = rng.permutation(n)
+    order = rng.permutation(len(lengths))
     if bucket_batches <= 1:
-        return [order[start : start + batch_size] for start in range(0, n, batch_size)]
-    pool = bucket_batches * batch_size
-    pools = [order[start : start + pool] for start in range(0, n, pool)]
-    order = np.concatenate([p[np.argsort(lengths[p], kind="stable")] for p in pools])
-    batches = [order[start : start + batch_size] for start in range(0, n, batch_size)]
+        return _in_batches(order, batch_size)
+    pools = _in_batches(order, bucket_batches * batch_size)
+    batches = _in_batches(np.concatenate([p[np.argsort(lengths[p], kind="stable")] for p in pools]), batch_size)
     return [batches[i] for i in rng.permutation(len(batches))]
+
+
+def _in_batches(order: np.ndarray, size: int) -> list[np.ndarray]:
+    """``order`` cut into consecutive slices of ``size`` (the last may be shorter)."""
+    return [order[start : start + size] for start in range(0, len(order), size)]
 
 
 def _dataset(ids, aspect, labels, batch_size: int, *, shuffle_seed: int | None, bucket_batches: int = 1):
@@ -323,8 +325,7 @@ def _dataset(ids, aspect, labels, batch_size: int, *, shuffle_seed: int | None, 
 
     def batches():
         if shuffle_seed is None:
-            order = by_length(lengths)
-            plan = [order[start : start + batch_size] for start in range(0, n, batch_size)]
+            plan = _in_batches(by_length(lengths), batch_size)
         else:
             rng = np.random.default_rng([shuffle_seed, next(epochs)])
             plan = epoch_batches(lengths, batch_size, bucket_batches=bucket_batches, rng=rng)
