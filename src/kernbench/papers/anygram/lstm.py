@@ -423,7 +423,7 @@ def train_lstm(
         dropout=settings["dropout"],
         learning_rate=settings["learning_rate"],
         aspect=has_aspect,
-        trainable_embeddings=settings.get("trainable_embeddings", True),
+        trainable_embeddings=settings["trainable_embeddings"],
     )
     stopper = keras.callbacks.EarlyStopping(
         monitor="val_accuracy", mode="max", patience=settings["patience"], restore_best_weights=True
@@ -432,7 +432,7 @@ def train_lstm(
     started = time.perf_counter()
     train_batches = _dataset(
         train_ids, train_aspect, train_y, settings["batch_size"], shuffle_seed=seed,
-        bucket_batches=settings.get("bucket_batches", 1),
+        bucket_batches=settings["bucket_batches"],
     )  # fmt: skip
     history = model.fit(
         train_batches,
