@@ -200,7 +200,7 @@ def test_seeded_training_on_laptop_beats_the_majority_class(laptop, laptop_vecto
     words, vectors = laptop_vectors
     settings = {"batch_size": 20, "layers": 1, "hidden_size": 32, "learning_rate": 0.003, "dropout": 0.0}
     result = lstm.train_lstm(
-        laptop, words, vectors, cased=False, system="BiLSTM", settings={**settings, "max_epochs": 6, "patience": 6}, seed=7, dataset="semeval14_laptop"
+        laptop, words, vectors, cased=False, system="BiLSTM", settings={**settings, "max_epochs": 6, "patience": 6, "trainable_embeddings": True, "bucket_batches": 1}, seed=7, dataset="semeval14_laptop"
     )
     train, test = laptop[laptop["split"] == "train"], laptop[laptop["split"] == "test"]
     majority = (test["label"] == train["label"].mode()[0]).mean()
