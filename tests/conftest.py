@@ -84,6 +84,7 @@ def write_record(
     predictions: str | Path = "",
     artifacts: list | None = None,
     provenance: dict | None = None,
+    table: str | None = None,
 ) -> Path:
     """Write the run record an experiment job would write, built by :func:`kernbench.records.make_record`.
 
@@ -113,6 +114,8 @@ def write_record(
         Further files or directories to attach.
     provenance : dict, optional
         The record's provenance; empty by default.
+    table : str, optional
+        The table the run belongs to; the paper's by default.
 
     Returns
     -------
@@ -132,6 +135,7 @@ def write_record(
         threads=1,
         curves=curves,
         artifacts=artifacts,
+        table=table,
     )
     record["provenance"] = provenance or {}
     path.write_text(json.dumps(record))

@@ -25,7 +25,7 @@ from sklearn.svm import LinearSVC, LinearSVR
 from kernbench.catalog import BASELINE_SYSTEMS, DatasetSpec
 from kernbench.data.reuters import TOP10
 from kernbench.metrics import classification_scores, ordinal_scores, ranking_scores
-from kernbench.runs import evaluate_splits
+from kernbench.runs import evaluate_splits, select_on_dev
 
 
 @dataclass
@@ -127,9 +127,8 @@ def _select_c(grid, fit, frame, score, *, higher_is_better) -> float:
     dev = frame[frame["split"] == "dev"]
     if len(grid) == 1 or dev.empty:
         return float(grid[0])
-    results = [score(fit(c), dev) for c in grid]
-    best = int(np.argmax(results) if higher_is_better else np.argmin(results))
-    return float(grid[best])
+    c, _, _ = select_on_dev(((c, score(fit(c), dev), None) for c in grid), higher_is_better=higher_is_better)
+    return float(c)
 
 
 def _run_ranking(spec, frame, system, params, seed) -> BaselineResult:

@@ -88,6 +88,7 @@ def _cmd_baseline(args) -> None:
     record = write_run(
         args,
         paper=spec.paper,
+        table="baselines",
         dataset=spec.name,
         system=args.system,
         key_params={**params, "seed": args.seed, "profile": args.profile},

@@ -1,11 +1,14 @@
 """Run records: the self-contained JSON each experiment job writes.
 
-A record holds ``run_key``, ``paper``, ``dataset``, ``system``, ``params``,
+A record holds ``run_key``, ``paper``, ``table``, ``dataset``, ``system``, ``params``,
 ``rows`` (the numbers tables are built from), ``metrics`` (the same numbers,
 flat, for MLflow), ``curves`` (per-step metrics, ``{name: [value per step]}``),
 ``timings`` (seconds), ``predictions`` (path of the per-item predictions),
 optionally ``artifacts`` (further files or directories to attach, such as a
-saved model) and ``provenance``. Tables and MLflow are
+saved model) and ``provenance``. A run's identity is its table and system: the
+``table`` is the paper's own (``anygram``, ``fisher``, ``ordinal``), ``baselines``,
+or ``sensitivity`` for a run that only a sensitivity row uses, so a ``Triv`` of the
+baselines table and one of a paper's table are never taken for each other. Tables and MLflow are
 both built from records, so either can be rebuilt without re-running anything.
 """
 
@@ -18,13 +21,13 @@ from pathlib import Path
 
 from kernbench.errors import DataError
 
-REQUIRED = ("run_key", "paper", "dataset", "system", "params", "rows", "metrics")
+REQUIRED = ("run_key", "paper", "table", "dataset", "system", "params", "rows", "metrics")
 
 
-def make_run_key(paper: str, dataset: str, system: str, params: dict) -> str:
-    """Return the stable key that identifies a run: paper/dataset/system/params-hash."""
+def make_run_key(table: str, dataset: str, system: str, params: dict) -> str:
+    """Return the stable key that identifies a run: table/dataset/system/params-hash."""
     digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
-    return f"{paper}/{dataset}/{system}/{digest}"
+    return f"{table}/{dataset}/{system}/{digest}"
 
 
 def flat_metrics(rows: list[dict]) -> dict[str, float]:
@@ -54,6 +57,7 @@ def make_record(
     threads: int,
     curves: dict | None = None,
     artifacts: list[str] | None = None,
+    table: str | None = None,
 ) -> dict:
     """Assemble a run record, deriving ``run_key``, ``metrics`` and ``provenance``.
 
@@ -77,6 +81,8 @@ def make_record(
         Per-step metrics.
     artifacts : list of str, optional
         Further files to attach in MLflow.
+    table : str, optional
+        The table the run belongs to; the paper's own table if not given.
 
     Returns
     -------
@@ -86,8 +92,9 @@ def make_record(
     from kernbench.provenance import provenance
 
     record = {
-        "run_key": make_run_key(paper, dataset, system, key_params),
+        "run_key": make_run_key(table or paper, dataset, system, key_params),
         "paper": paper,
+        "table": table or paper,
         "dataset": dataset,
         "system": system,
         "params": params,
@@ -124,5 +131,8 @@ def load_record(path: str | Path) -> dict:
         raise DataError(f"{path}: not a readable run record ({exc})") from exc
     missing = [k for k in REQUIRED if k not in record]
     if missing:
-        raise DataError(f"{path}: run record lacks field(s) {', '.join(missing)}")
+        raise DataError(
+            f"{path}: run record lacks field(s) {', '.join(missing)}; a record of an earlier kernbench: "
+            "delete it (or the results directory) and rerun, so that its job writes it again"
+        )
     return record

@@ -1,8 +1,8 @@
 """The job contract every experiment command follows: parse the shared arguments, run, :func:`write_run`.
 
 A command that writes a run record takes :func:`add_run_arguments`, limits its
-threads with :func:`set_threads`, scores dev and test with :func:`evaluate_splits`,
-and ends with :func:`write_run`, which writes
+threads with :func:`set_threads`, chooses its hyper-parameters with :func:`select_on_dev`,
+scores dev and test with :func:`evaluate_splits`, and ends with :func:`write_run`, which writes
 the per-item predictions and the record (each atomically, the record last, so a
 record never points at missing predictions).
 """
@@ -71,6 +71,40 @@ def add_plumbing(subparsers, name: str, summary: str):
     return parser
 
 
+def select_on_dev(scored, *, higher_is_better: bool = True) -> tuple:
+    """The best of candidates scored on held-out data, the first in order on ties.
+
+    Parameters
+    ----------
+    scored : iterable of (key, score, payload)
+        Candidates in order with their held-out score (dev, or a cross-validation mean).
+        Consumed lazily, so a generator that builds each candidate when it is reached
+        holds only the current and the best payloads at once.
+    higher_is_better : bool, optional
+        True for accuracy and the like, False for errors such as MAE^M.
+
+    Returns
+    -------
+    key, payload
+        Of the best candidate.
+    scores : dict
+        ``{key: score}`` of every candidate, in order.
+
+    Raises
+    ------
+    ValueError
+        If there is no candidate.
+    """
+    best, scores = None, {}
+    for key, score, payload in scored:
+        scores[key] = score
+        if best is None or (score > best[1] if higher_is_better else score < best[1]):
+            best = (key, score, payload)
+    if best is None:
+        raise ValueError("no candidate to select from")
+    return best[0], best[2], scores
+
+
 def evaluate_splits(parts: dict, predict, *, dataset: str, score) -> tuple[list[dict], pd.DataFrame]:
     """Score a fitted model on the dev and test splits: table rows and per-item predictions.
 
@@ -133,7 +167,7 @@ def write_run(args, *, predictions, **fields) -> dict:
     **fields
         The record's other fields, as :func:`kernbench.records.make_record` takes them
         (``paper``, ``dataset``, ``system``, ``key_params``, ``params``, ``rows``, ``timings``,
-        optionally ``curves`` and ``artifacts``).
+        optionally ``table``, ``curves`` and ``artifacts``).
 
     Returns
     -------

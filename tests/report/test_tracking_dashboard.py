@@ -117,6 +117,24 @@ def test_record_of_several_categories_gets_one_child_run_per_category(tmp_path):
     assert len(_runs(uri, "fisher")[1]) == 4
 
 
+def test_a_triv_of_the_baselines_table_and_one_of_figure_1_get_their_own_tables_cells(tmp_path):
+    # Same paper, dataset, system, split and metric, no level: only the table tells them apart.
+    columns = {"paper": "ordinal", "dataset": "reviews_hotel", "system": "Triv", "split": "test", "metric": "mae_macro",
+               "ci_high": 1.3}
+    paths = []
+    for table, paper_value, ci_low in (("baselines", None, 1.9), ("ordinal", 1.2, 1.1)):
+        paths.append(tmp_path / f"{table}.csv")
+        pd.DataFrame([{**columns, "paper_value": paper_value, "ci_low": ci_low}]).to_csv(paths[-1], index=False)
+    cells = load_cells(paths)
+    rows = [{"dataset": "reviews_hotel", "split": "test", "metric": "mae_macro", "value": 1.2}]
+    for table, expected in (("baselines", {"ci_low.test.mae_macro": 1.9}),
+                            ("ordinal", {"ci_low.test.mae_macro": 1.1, "paper.test.mae_macro": 1.2})):
+        record = {"paper": "ordinal", "table": table, "dataset": "reviews_hotel", "system": "Triv", "rows": rows}
+        entry, children = record_entries(record, cells)
+        assert children == [] and entry.tags == {"table": table}
+        assert {k: v for k, v in entry.metrics.items() if k.startswith(("ci_low", "paper"))} == expected
+
+
 def test_ordinal_children_are_the_table_levels_and_curves_are_stepped_by_xi(tmp_path):
     levels = [0.01, 0.05, 0.3, 0.99]
     rows = [{"dataset": "reviews_hotel", "split": "test", "metric": "mae_macro", "xi": x, "value": 1.0 - x / 2}

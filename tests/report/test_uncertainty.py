@@ -150,6 +150,7 @@ def test_mae_macro_with_a_rare_class_and_gaps_in_the_labels(dtype):
 
 def _ordinal_record(tmp_path, name, system, y_true, y_pred, xi):
     """A run record on a review set; ``xi`` a column of levels (NaN: none), or absent for the baselines table."""
+    table = "ordinal" if xi is not None else "baselines"
     ids = [f"r-{i % 300}" for i in range(len(y_true))]  # the same 300 test reviews at every level
     preds = pd.DataFrame({"id": ids, "y_true": y_true, "y_pred": y_pred})
     if xi is not None:
@@ -159,7 +160,7 @@ def _ordinal_record(tmp_path, name, system, y_true, y_pred, xi):
     rows = [{"dataset": "reviews_hotel", "split": "test", "metric": "mae_macro",
              "value": float(macro_averaged_mean_absolute_error(y_true, y_pred))}]
     return write_record(tmp_path / f"{name}.json", paper="ordinal", dataset="reviews_hotel", system=system, rows=rows,
-                        key_params={"name": name}, params={}, predictions=ppath)
+                        key_params={"name": name}, params={}, predictions=ppath, table=table)
 
 
 def test_ordinal_methods_are_compared_with_figure_1_triv_and_ffs(tmp_path):

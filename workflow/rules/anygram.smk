@@ -2,7 +2,9 @@
 from kernbench.papers.anygram.experiment import gram_files as anygram_gram_files
 from kernbench.papers.anygram import plan as anygram_plan
 from kernbench.papers.anygram.experiment import tile_files as anygram_tile_files
-from kernbench.papers.anygram.kernel_setting import KernelSetting
+from kernbench.data import SPLITS
+from kernbench.papers.anygram.experiment import PRIMAL_SYSTEMS as ANYGRAM_PRIMAL_SYSTEMS
+from kernbench.papers.anygram.kernel_setting import SYSTEMS as ANYGRAM_KERNEL_SYSTEMS, KernelSetting
 from kernbench.papers.anygram.sensitivity import sensitivity_jobs as anygram_sensitivity_jobs
 
 ANYGRAM = config["anygram"]
@@ -10,7 +12,7 @@ ANYGRAM_CACHE = f"{RESULTS}/cache/anygram"
 ANYGRAM_KERNEL = KernelSetting.PATTERN
 # training: primal moves AGKsm and AGKwess from SVC on Gram matrices to a linear SVM on their feature maps.
 ANYGRAM_PRIMAL = ANYGRAM["training"] == "primal"
-ANYGRAM_SVM_SYSTEMS = "AGKwest|NGTKsm|NGTKwest" if ANYGRAM_PRIMAL else "AGKsm|AGKwest|AGKwess|NGTKsm|NGTKwest"
+ANYGRAM_SVM_SYSTEMS = "|".join(s for s in ANYGRAM_KERNEL_SYSTEMS if not (ANYGRAM_PRIMAL and s in ANYGRAM_PRIMAL_SYSTEMS))
 # Only the AGKsm Gram jobs see the casing of string match.
 ANYGRAM_CASED_SM = lambda wildcards: (
     "" if ANYGRAM["lowercase_sm"] or not wildcards.kernel.startswith("AGKsm_") else "--cased-sm"
@@ -40,7 +42,7 @@ if ANYGRAM["tile_rows"]:
         wildcard_constraints:
             dataset="|".join(TOKENISED),
             kernel=ANYGRAM_KERNEL,
-            split="train|dev|test",
+            split="|".join(SPLITS),
             tile=r"[0-9]+",
         conda:
             CONDA_ENV
@@ -179,7 +181,7 @@ if ANYGRAM_PRIMAL:
             f"{BENCHMARKS}/anygram_primal/{anygram_plan.KERNEL_RUN}.tsv"
         wildcard_constraints:
             dataset="|".join(TOKENISED),
-            system="AGKsm|AGKwess",
+            system="|".join(ANYGRAM_PRIMAL_SYSTEMS),
         conda:
             CONDA_ENV
         threads: 2

@@ -1,6 +1,6 @@
 # UniLSTM / BiLSTM baselines of the any-gram paper (Section 5.2, Table 4): one job per (dataset, system, seed).
 from kernbench.papers.anygram import plan as anygram_plan
-from kernbench.papers.anygram.lstm import resolve_settings as resolve_lstm_settings
+from kernbench.papers.anygram.lstm import SYSTEMS as LSTM_SYSTEMS, resolve_settings as resolve_lstm_settings
 
 
 rule lstm:
@@ -20,7 +20,7 @@ rule lstm:
         f"{BENCHMARKS}/lstm/{anygram_plan.LSTM_RUN}.tsv"
     wildcard_constraints:
         dataset="|".join(TOKENISED),
-        system="UniLSTM|BiLSTM",
+        system="|".join(LSTM_SYSTEMS),
         seed=r"\d+",
     conda:
         CONDA_ENV
@@ -67,7 +67,7 @@ rule lstm_sensitivity_run:
     wildcard_constraints:
         choice="|".join(anygram_plan.LSTM_CHOICES),
         dataset="|".join(TOKENISED),
-        system="UniLSTM|BiLSTM",
+        system="|".join(LSTM_SYSTEMS),
         seed=r"\d+",
     conda:
         CONDA_ENV
@@ -79,7 +79,7 @@ rule lstm_sensitivity_run:
     shell:
         "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {wildcards.seed} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
-        "--profile {params.profile:q} --threads {threads} "
+        "--profile {params.profile:q} --threads {threads} --table sensitivity "
         "--record {output.record:q} --predictions {output.predictions:q} --model {output.model:q} > {log:q} 2>&1"
 
 

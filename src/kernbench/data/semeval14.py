@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedGroupKFold
 
+from kernbench.data.dev_split import hold_out_dev
 from kernbench.errors import DataError
 
 POLARITIES = ("positive", "negative", "neutral", "conflict")
@@ -182,7 +182,7 @@ def _with_tokens(frame: pd.DataFrame, *, path: Path) -> pd.DataFrame:
 
 
 def dev_mask(frame: pd.DataFrame, *, dev_fraction: float, seed: int, path: Path | str) -> np.ndarray:
-    """Boolean mask of the rows held out as dev, whole sentences at a time.
+    """Boolean mask of the rows held out as dev, whole sentences at a time (:func:`~kernbench.data.dev_split.hold_out_dev`).
 
     Parameters
     ----------
@@ -199,21 +199,9 @@ def dev_mask(frame: pd.DataFrame, *, dev_fraction: float, seed: int, path: Path 
     -------
     numpy.ndarray of bool
     """
-    if not 0.0 < dev_fraction < 1.0:
-        raise ValueError(f"dev_fraction must be in (0, 1), got {dev_fraction}")
-    n_splits = round(1.0 / dev_fraction)
-    if n_splits < 2:
-        raise ValueError(f"dev_fraction={dev_fraction} is too large: it gives fewer than 2 folds")
-    n_groups = frame["sentence_id"].nunique()
-    if n_groups < n_splits:
-        raise DataError(f"{path}: {n_groups} sentences with aspect terms are too few for {n_splits} folds")
-    splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
-    _, dev_index = next(
-        splitter.split(np.zeros(len(frame)), frame["label"].to_numpy(), groups=frame["sentence_id"].to_numpy())
+    return hold_out_dev(
+        frame["label"].to_numpy(), groups=frame["sentence_id"].to_numpy(), dev_fraction=dev_fraction, seed=seed, path=path
     )
-    mask = np.zeros(len(frame), dtype=bool)
-    mask[dev_index] = True
-    return mask
 
 
 def prepare(

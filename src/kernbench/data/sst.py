@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from kernbench.data import SPLITS
 from kernbench.errors import DataError
-
-SPLITS = ("train", "dev", "test")
 
 # Only ASCII space and parentheses separate tokens: one leaf in train.txt
 # contains U+00A0, which \s or str.split() would break apart.

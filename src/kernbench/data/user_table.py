@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedKFold
 
+from kernbench.data import SPLITS
+from kernbench.data.dev_split import hold_out_dev
 from kernbench.data.semeval14 import tokenize
 from kernbench.errors import DataError
 
-SPLITS = ("train", "dev", "test")
 REQUIRED_COLUMNS = ("text", "label", "split")
 OPTIONAL_COLUMNS = ("tokens", "id")
 PREPARED_COLUMNS = ["id", "split", "label", "text", "tokens"]
@@ -184,46 +184,6 @@ def _ids(frame: pd.DataFrame, places, path: Path) -> list[str]:
             raise DataError(f"{path}: {where}: id {value!r} repeats that of {seen[value]}")
         seen[value] = where
     return ids
-
-
-def hold_out_dev(labels, *, dev_fraction: float, seed: int, path: str | os.PathLike) -> np.ndarray:
-    """Boolean mask of the training rows held out as dev: the first of ``round(1 / dev_fraction)`` stratified folds.
-
-    Parameters
-    ----------
-    labels : array-like
-        Labels of the training rows.
-    dev_fraction : float
-        Approximate share held out, in (0, 0.5].
-    seed : int
-        Seed of the fold shuffling.
-    path : path-like
-        Named in errors.
-
-    Returns
-    -------
-    numpy.ndarray of bool
-
-    Raises
-    ------
-    DataError
-        If the training rows are too few for the folds.
-    """
-    if not 0.0 < dev_fraction < 1.0:
-        raise ValueError(f"dev_fraction must be in (0, 1), got {dev_fraction}")
-    n_splits = round(1.0 / dev_fraction)
-    labels = np.asarray(labels)
-    counts = pd.Series(labels).value_counts()
-    if len(labels) < n_splits or counts.max() < n_splits:
-        raise DataError(
-            f"{path}: no dev rows, and the {len(labels)} training rows (largest label {counts.max()} rows) are too few "
-            f"to hold out dev_fraction={dev_fraction} ({n_splits} folds); add dev rows to the file"
-        )
-    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
-    _, dev_index = next(splitter.split(np.zeros(len(labels)), labels))
-    mask = np.zeros(len(labels), dtype=bool)
-    mask[dev_index] = True
-    return mask
 
 
 def prepare(path: str | os.PathLike, *, dev_fraction: float, seed: int) -> pd.DataFrame:

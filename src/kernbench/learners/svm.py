@@ -8,6 +8,8 @@ import numpy as np
 from sklearn.metrics import accuracy_score
 from sklearn.svm import SVC
 
+from kernbench import runs
+
 
 @dataclass
 class KernelSet:
@@ -67,8 +69,8 @@ def fit_svc(gram_train: np.ndarray, y_train, C: float) -> SVC:
     return SVC(kernel="precomputed", C=C, decision_function_shape="ovo").fit(gram_train, y_train)
 
 
-def select_on_dev(kernels, y_train, y_dev, C_grid, *, n_jobs: int = 1) -> Selection:
-    """Choose the kernel setting and C with the best dev accuracy (first in order on ties).
+def select_svc_on_dev(kernels, y_train, y_dev, C_grid, *, n_jobs: int = 1) -> Selection:
+    """Choose the kernel setting and C with the best dev accuracy (first in order on ties; :func:`kernbench.runs.select_on_dev`).
 
     Every C of a setting trains on the same training matrix (libsvm reads it
     in place, so no C copies it); with ``n_jobs`` > 1 the C values are fitted
@@ -99,17 +101,19 @@ def select_on_dev(kernels, y_train, y_dev, C_grid, *, n_jobs: int = 1) -> Select
 
     pairs = kernels.items() if isinstance(kernels, dict) else kernels
     grid = [float(c) for c in C_grid]
-    best, scores = None, {}
-    with Parallel(n_jobs=max(1, min(n_jobs, len(grid))), prefer="threads") as parallel:
+
+    def scored(parallel):
         for key, ks in pairs:
             fitted = parallel(delayed(fit_and_score)(ks, c) for c in grid)
             for c, (model, acc) in zip(grid, fitted):
-                scores[f"{key}|{c}"] = acc
-                if best is None or acc > best[0]:
-                    best = (acc, key, c, model, ks)
-    if best is None:
-        raise ValueError("no kernel setting to select from")
-    return Selection(key=best[1], C=best[2], model=best[3], kernels=best[4], dev_scores=scores)
+                yield f"{key}|{c}", acc, (key, c, model, ks)
+
+    with Parallel(n_jobs=max(1, min(n_jobs, len(grid))), prefer="threads") as parallel:
+        try:
+            _, (key, c, model, ks), scores = runs.select_on_dev(scored(parallel))
+        except ValueError:
+            raise ValueError("no kernel setting to select from") from None
+    return Selection(key=key, C=c, model=model, kernels=ks, dev_scores=scores)
 
 
 def fit_primal_svm(

@@ -47,19 +47,20 @@ def _items(record: dict) -> pd.DataFrame:
 def _collect(record_paths, papers=None) -> dict:
     """``{(paper, dataset, xi, system): [test items of each seed]}`` (dataset = the category where there is one).
 
-    Records of a paper with reduction levels count only when their predictions
-    carry the level ``xi``; runs of the same name in the baselines table (a
-    majority-class ``Triv``) are left out. A run of such a paper without a
-    level (a ``Triv`` that predicts one value) is keyed ``xi = None``.
+    Only runs of a paper's own table count (``record["table"]``): runs of the
+    same name in the baselines table (a majority-class ``Triv``) or behind a
+    sensitivity row are left out. A run of a paper with reduction levels whose
+    predictions carry no level (a ``Triv`` that predicts one value) is keyed
+    ``xi = None``.
     """
     found: dict = {}
     for path in record_paths:
         record = load_record(path)
         if record["paper"] not in (papers or COMPARISONS) or not record.get("predictions"):
             continue
-        items = _items(record)
-        if PAPERS[record["paper"]].level_baselines and "xi" not in items:
+        if record["table"] != record["paper"]:
             continue
+        items = _items(record)
         groups = [((record["dataset"], None), items)]
         if "category" in items:
             groups = [((c, None), g) for c, g in items.groupby("category", sort=True)]

@@ -71,7 +71,7 @@ def _xi_key(value) -> float | None:
 
 
 def load_cells(table_paths) -> dict[tuple, dict]:
-    """Read the comparison tables into ``{(paper, dataset, system, split, metric, xi): cell}``.
+    """Read the comparison tables into ``{(table, dataset, system, split, metric, xi): cell}``, table = the file's stem.
 
     Parameters
     ----------
@@ -100,7 +100,7 @@ def load_cells(table_paths) -> dict[tuple, dict]:
         if missing:
             raise DataError(f"{path}: table lacks column(s) {sorted(missing)}")
         for row in frame.to_dict("records"):
-            key = (row["paper"], row["dataset"], row["system"], row["split"], row["metric"], _xi_key(row.get("xi")))
+            key = (path.stem, row["dataset"], row["system"], row["split"], row["metric"], _xi_key(row.get("xi")))
             cells[key] = {**row, "table": path.stem}
     return cells
 
@@ -148,7 +148,7 @@ def record_entries(record: dict, cells: dict, subsets: dict | None = None) -> tu
         category = row["dataset"] if row["dataset"] != record["dataset"] else None
         xi = _xi_key(row.get("xi"))
         entry = groups.setdefault((category, xi), Entry(category=category, xi=xi))
-        key = (record["paper"], row["dataset"], record["system"], row["split"], row["metric"], xi)
+        key = (record["table"], row["dataset"], record["system"], row["split"], row["metric"], xi)
         cell = cells.get(key)
         value = table_units(row["metric"], row["value"])
         entry.metrics.update(_cell_metrics(metric_name(row["split"], row["metric"]), value, cell))

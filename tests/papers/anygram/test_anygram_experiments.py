@@ -145,7 +145,7 @@ def test_gram_command_names_a_bad_embeddings_file(tmp_path, capsys):
 
 
 def test_c_grid_fitted_in_threads_chooses_and_predicts_as_the_serial_fit():
-    from kernbench.learners.svm import KernelSet, select_on_dev
+    from kernbench.learners.svm import KernelSet, select_svc_on_dev
 
     rng = np.random.default_rng(8)
     x = {s: rng.normal(size=(n, 6)) for s, n in (("train", 150), ("dev", 60), ("test", 60))}
@@ -155,8 +155,8 @@ def test_c_grid_fitted_in_threads_chooses_and_predicts_as_the_serial_fit():
         for key, w in (("narrow", 0.05), ("wide", 0.5))
     }
     grid = [0.01, 0.1, 1.0, 10.0, 100.0]
-    serial = select_on_dev(settings, y["train"], y["dev"], grid, n_jobs=1)
-    threaded = select_on_dev(settings, y["train"], y["dev"], grid, n_jobs=2)
+    serial = select_svc_on_dev(settings, y["train"], y["dev"], grid, n_jobs=1)
+    threaded = select_svc_on_dev(settings, y["train"], y["dev"], grid, n_jobs=2)
     assert len(serial.dev_scores) == 10 and len(set(serial.dev_scores.values())) > 2  # C matters here
     assert threaded.dev_scores == serial.dev_scores
     assert (threaded.key, threaded.C) == (serial.key, serial.C)

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from kernbench.data import SPLITS
 from kernbench.errors import DataError
 from kernbench.kernels import kernel_functions
 from kernbench.papers.anygram.kernel_setting import SYSTEMS, KernelSetting, uses_theta
 from kernbench.progress import progress
 
-SPLITS = ("train", "dev", "test")
 #: Systems with an explicit finite feature map, trainable in the primal.
 PRIMAL_SYSTEMS = ("AGKsm", "AGKwess")
 
@@ -248,13 +248,13 @@ def run_svm(
     dataset : str
         Dataset name for the table rows.
     n_jobs : int, optional
-        Threads fitting the C grid of a setting (see :func:`kernbench.learners.svm.select_on_dev`).
+        Threads fitting the C grid of a setting (see :func:`kernbench.learners.svm.select_svc_on_dev`).
 
     Returns
     -------
     SvmResult
     """
-    from kernbench.learners.svm import select_on_dev
+    from kernbench.learners.svm import select_svc_on_dev
 
     parts = {s: _split(frame, s) for s in SPLITS}
     y = {s: parts[s]["label"].to_numpy() for s in SPLITS}
@@ -268,7 +268,7 @@ def run_svm(
             for norm in normalize_options:
                 yield (theta, bool(norm)), _kernel_set(g, bool(norm), scales[theta])
 
-    sel = select_on_dev(settings(), y["train"], y["dev"], C_grid, n_jobs=n_jobs)
+    sel = select_svc_on_dev(settings(), y["train"], y["dev"], C_grid, n_jobs=n_jobs)
     theta, norm = sel.key
     chosen = {"normalize": norm, "C": sel.C, "kernel_scale": 1.0 if norm else scales[theta]}
     if theta is not None:

@@ -57,6 +57,7 @@ def _cmd_lstm(args) -> None:
     record = write_run(
         args,
         paper=spec.paper,
+        table=args.table,
         dataset=spec.name,
         system=args.system,
         key_params=key_params,
@@ -96,4 +97,6 @@ def register(subparsers) -> None:
     p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs, patience, trainable_embeddings and bucket_batches")
     add_run_arguments(p)
     p.add_argument("--model", required=True, help="where to save the trained model (.keras)")
+    p.add_argument("--table", default="anygram", choices=["anygram", "sensitivity"],
+                   help="the table the run belongs to: Table 3, or only a row of the sensitivity table")
     p.set_defaults(func=_cmd_lstm)

@@ -39,6 +39,7 @@ from kernbench.kernels.fisher import (
 )
 from kernbench.metrics import ranking_scores, thresholded_average_precision
 from kernbench.progress import progress
+from kernbench.runs import select_on_dev
 
 #: Systems of Table 1: feature family and weighting.
 SYSTEMS = {
@@ -214,7 +215,7 @@ def choose_c(
                 model = make_svm(**svm, seed=seed).fit(x[fit_rows], y[fit_rows])
                 values.append(thresholded_average_precision(y[held_out], model.decision_function(x[held_out])))
         scores[str(c)] = float(np.mean(values))
-    best = max(grid, key=lambda c: (scores[str(c)], -list(grid).index(c)))
+    _, best, _ = select_on_dev((str(c), scores[str(c)], c) for c in grid)
     return float(best), scores
 
 

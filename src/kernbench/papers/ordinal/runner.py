@@ -34,6 +34,7 @@ from kernbench.papers.ordinal import METHODS_WITH_A, SYSTEMS
 from kernbench.papers.ordinal.scores import feature_order, rank_stats
 from kernbench.papers.ordinal.selection import select
 from kernbench.progress import progress
+from kernbench.runs import select_on_dev
 
 #: Rank every document gets from the trivial baseline.
 TRIVIAL_RANK = 3
@@ -222,7 +223,8 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
                                desc=f"{dataset} {system} dev, a={float(candidate):g}")
             curves[f"dev.mae_macro.a_{float(candidate):g}"] = values
             means.append(float(np.mean(values)))
-        a = float(settings["a_grid"][int(np.argmin(means))])
+        _, a, _ = select_on_dev(zip(settings["a_grid"], means, settings["a_grid"]), higher_is_better=False)
+        a = float(a)
         chosen["a"] = a
         chosen["dev_mean_mae_macro"] = {f"{float(c):g}": m for c, m in zip(settings["a_grid"], means)}
         timings["tune"] = time.perf_counter() - started
