@@ -25,7 +25,7 @@ from sklearn.svm import LinearSVC, LinearSVR
 from kernbench.catalog import BASELINE_SYSTEMS, DatasetSpec
 from kernbench.data.reuters import TOP10
 from kernbench.metrics import classification_scores, ordinal_scores, ranking_scores
-from kernbench.runs import evaluate_splits, select_on_dev
+from kernbench.runs import evaluate_splits, select_on_dev, table_rows
 
 
 @dataclass
@@ -76,10 +76,6 @@ def _identity(tokens):
 
 def _documents(spec: DatasetSpec, frame: pd.DataFrame):
     return _marked_tokens(frame) if spec.task == "classification" else list(frame["text"])
-
-
-def _rows(dataset: str, split: str, scores: dict[str, float]) -> list[dict]:
-    return [{"dataset": dataset, "split": split, "metric": m, "value": v} for m, v in scores.items()]
 
 
 def _split_parts(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -150,7 +146,7 @@ def _run_ranking(spec, frame, system, params, seed) -> BaselineResult:
             model = LinearSVC(C=params["reuters_C"], random_state=seed).fit(x_train, y_train)
             scores = model.decision_function(x_test)
             y_pred = scores > 0
-        rows += _rows(category, "test", ranking_scores(y_test, scores, y_pred))
+        rows += table_rows(category, "test", ranking_scores(y_test, scores, y_pred))
         preds.append(
             pd.DataFrame(
                 {"id": test["id"], "split": "test", "category": category, "y_true": y_test, "score": scores, "y_pred": y_pred}

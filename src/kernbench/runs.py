@@ -105,6 +105,11 @@ def select_on_dev(scored, *, higher_is_better: bool = True) -> tuple:
     return best[0], best[2], scores
 
 
+def table_rows(dataset: str, split: str, scores: dict) -> list[dict]:
+    """Table rows ``{"dataset", "split", "metric", "value"}`` of one split's ``{metric: value}``."""
+    return [{"dataset": dataset, "split": split, "metric": m, "value": v} for m, v in scores.items()]
+
+
 def evaluate_splits(parts: dict, predict, *, dataset: str, score) -> tuple[list[dict], pd.DataFrame]:
     """Score a fitted model on the dev and test splits: table rows and per-item predictions.
 
@@ -137,7 +142,7 @@ def evaluate_splits(parts: dict, predict, *, dataset: str, score) -> tuple[list[
             continue
         y_true = part["label"].to_numpy()
         y_pred = predict(split, part)
-        rows += [{"dataset": dataset, "split": split, "metric": m, "value": v} for m, v in score(y_true, y_pred).items()]
+        rows += table_rows(dataset, split, score(y_true, y_pred))
         predictions.append(
             pandas.DataFrame({"id": part["id"].to_numpy(), "split": split, "y_true": y_true, "y_pred": y_pred})
         )

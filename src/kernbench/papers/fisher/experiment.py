@@ -39,7 +39,7 @@ from kernbench.kernels.fisher import (
 )
 from kernbench.metrics import ranking_scores, thresholded_average_precision
 from kernbench.progress import progress
-from kernbench.runs import select_on_dev
+from kernbench.runs import select_on_dev, table_rows
 
 #: Systems of Table 1: feature family and weighting.
 SYSTEMS = {
@@ -393,10 +393,7 @@ def evaluate(frame: pd.DataFrame, features_path, *, category: str, params: dict,
     scores, decision = run_category(
         x_train, x_test, y_train, y_test, C=params["C"], loss=params["loss"], max_iter=params["max_iter"], seed=seed
     )
-    rows = [
-        {"dataset": category, "split": "test", "metric": m, "value": float(scores[m])}
-        for m in METRICS
-    ]
+    rows = table_rows(category, "test", {m: float(scores[m]) for m in METRICS})
     predictions = pd.DataFrame(
         {
             "id": test_ids,
