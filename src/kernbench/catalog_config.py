@@ -27,9 +27,15 @@ NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
 #: File formats, by suffix.
 SUFFIXES = (".csv", ".parquet")
 
-#: Paper whose systems a catalog dataset of each task runs; its runs are filed under that paper
-#: (``runs/<paper>/<name>/``, the MLflow experiment ``kernbench-<paper>``).
-PAPER_OF_TASK = {"classification": "anygram"}
+
+def papers_of_tasks() -> dict[str, str]:
+    """``{task: paper}``: the paper whose systems a catalog dataset of each task runs (``Paper.catalog_tasks``).
+
+    Its runs are filed under that paper (``runs/<paper>/<name>/``, the MLflow experiment ``kernbench-<paper>``).
+    """
+    from kernbench.papers import PAPERS
+
+    return {task: name for name, paper in PAPERS.items() for task in paper.catalog_tasks}
 
 #: Table 4 entry of the LSTMs for a catalog dataset whose entry gives none (or not for every system).
 DEFAULT_LSTM_DATASET = "sst"
@@ -48,7 +54,7 @@ class CatalogEntry:
     sha256 : str
         Hex digest the file must have.
     task : str
-        A key of :data:`PAPER_OF_TASK`.
+        A key of :func:`papers_of_tasks`.
     """
 
     name: str
@@ -68,7 +74,7 @@ class CatalogEntry:
 
     @property
     def paper(self) -> str:
-        return PAPER_OF_TASK[self.task]
+        return papers_of_tasks()[self.task]
 
 
 def reserved_names() -> frozenset[str]:
@@ -123,8 +129,8 @@ def parse_catalog(section: dict, *, base_dir: str | os.PathLike) -> dict[str, Ca
                 f"set it to the output of `sha256sum {path}`"
             )
         task = entry.get("task", "classification")
-        if task not in PAPER_OF_TASK:
-            raise ConfigError(f"config: {key}.task={task!r} is not one of {', '.join(PAPER_OF_TASK)}")
+        if task not in papers_of_tasks():
+            raise ConfigError(f"config: {key}.task={task!r} is not one of {', '.join(papers_of_tasks())}")
         entries[name] = CatalogEntry(name, os.path.abspath(os.path.join(base_dir, path)), sha256, task)
     return entries
 

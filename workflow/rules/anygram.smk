@@ -20,7 +20,7 @@ ANYGRAM_CASED_SM = lambda wildcards: (
 ANYGRAM_GRAM_FILES = [
     f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/{split}{suffix}.npz"
     for suffix in ("", "_diag")
-    for split in ("train", "dev", "test")
+    for split in SPLITS
 ]
 
 
@@ -204,7 +204,7 @@ rule anygram_benchmark:
     output:
         csv=f"{RESULTS}/benchmarks/anygram.csv",
     params:
-        settings=anygram_benchmark_settings(ANYGRAM["benchmark"]["dp_sentences"]),
+        settings=anygram_plan.benchmark_settings(config, ANYGRAM["benchmark"]["dp_sentences"]),
     log:
         f"{LOGS}/benchmarks/anygram.log",
     benchmark:
@@ -225,7 +225,7 @@ use rule anygram_benchmark as anygram_benchmark_all_pairs with:
     output:
         csv=f"{RESULTS}/benchmarks/anygram_all_pairs.csv",
     params:
-        settings=anygram_benchmark_settings(0),
+        settings=anygram_plan.benchmark_settings(config, 0),
     log:
         f"{LOGS}/benchmarks/anygram_all_pairs.log",
     benchmark:

@@ -233,9 +233,3 @@ def all_records():
     return sorted({r for table in config["tables"] for r in records_for_table(table)})
 
 
-def anygram_benchmark_settings(dp_sentences):
-    """JSON settings of the throughput benchmark, timing the DP on `dp_sentences` sentences (0: all)."""
-    return json.dumps(
-        {**config["anygram"]["benchmark"], "lam": config["anygram"]["lam"], "seed": config["seed"], "dp_sentences": dp_sentences},
-        sort_keys=True,
-    )

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from kernbench.data import SPLITS
 from kernbench.errors import DataError
 from kernbench.report.tables import DECIMALS, PERCENT_METRICS
 
@@ -187,7 +188,7 @@ def curve_metrics(curves: dict) -> list[tuple[str, float, int]]:
             continue
         if key.startswith("val_"):
             name = f"dev.{key[4:]}"
-        elif key.split(".")[0] in ("train", "dev", "test"):
+        elif key.split(".")[0] in SPLITS:
             name = key
         else:
             name = f"train.{key}"

@@ -5,6 +5,7 @@ from kernbench.paper import Paper
 PAPER = Paper(
     name="anygram",
     targets="kernbench.papers.anygram.plan:targets",
+    catalog_tasks=("classification",),
     caption="Kaljahi & Foster, Table 3: any-gram kernels and LSTMs (accuracy and macro-F1, %)",
     compared_metrics=("accuracy",),
     headline_metric="accuracy",

@@ -9,6 +9,7 @@ import time
 from dataclasses import astuple
 from pathlib import Path
 
+from kernbench.data import SPLITS
 from kernbench.papers.anygram.kernel_setting import KernelSetting
 from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments, set_threads, write_run
 
@@ -231,7 +232,7 @@ def register(subparsers) -> None:
     add_input_arguments(p, "--dataset")
     p.add_argument("--kernel", required=True, help="as for anygram-gram")
     add_input_arguments(p, "--prepared", "--embeddings")
-    p.add_argument("--split", required=True, choices=["train", "dev", "test"], help="split whose rows the tile holds")
+    p.add_argument("--split", required=True, choices=SPLITS, help="split whose rows the tile holds")
     p.add_argument("--tile", type=int, required=True, help="tile index: rows tile*tile_rows up to the next tile")
     p.add_argument("--tile-rows", type=int, required=True, help="rows per tile (a multiple of the GEMM row block)")
     add_input_arguments(p, "--threads", "--cased-sm")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from kernbench.data import SPLITS
 from kernbench.data.embeddings import lookup_key
 from kernbench.errors import KernbenchError
 
@@ -397,7 +398,7 @@ def train_lstm(
 
     if system not in SYSTEMS:
         raise KernbenchError(f"lstm: unknown system {system!r} (expected one of {', '.join(SYSTEMS)})")
-    splits = {s: frame[frame["split"] == s] for s in ("train", "dev", "test")}
+    splits = {s: frame[frame["split"] == s] for s in SPLITS}
     for name in ("train", "dev"):
         if splits[name].empty:
             raise KernbenchError(f"{dataset}: the LSTM needs a non-empty {name} split")

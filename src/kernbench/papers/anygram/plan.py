@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from kernbench.paper import PaperTargets
 
 #: Run files, relative to the results directory, without their suffix (``.json`` record,
@@ -70,3 +72,13 @@ def targets(config: dict, results: str) -> PaperTargets:
     ]
     sensitivity += [f"{results}/sensitivity/anygram/{choice}.csv" for choice, *_ in sensitivity_jobs(config).values()]
     return PaperTargets(records=records, outputs=outputs, sensitivity=sensitivity)
+
+
+def benchmark_settings(config: dict, dp_sentences: int) -> str:
+    """JSON settings of the throughput benchmark (``anygram.benchmark``, λ, seed), timing the DP on ``dp_sentences``
+    sentences (0: all)."""
+    anygram = config["anygram"]
+    return json.dumps(
+        {**anygram["benchmark"], "lam": anygram["lam"], "seed": config["seed"], "dp_sentences": dp_sentences},
+        sort_keys=True,
+    )

@@ -29,6 +29,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 from sklearn.svm import LinearSVR
 
+from kernbench.data import SPLITS
 from kernbench.metrics import ordinal_scores
 from kernbench.papers.ordinal import METHODS_WITH_A, SYSTEMS
 from kernbench.papers.ordinal.scores import feature_order, rank_stats
@@ -178,7 +179,7 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
     """
     if system not in SYSTEMS:
         raise ValueError(f"unknown ordinal system {system!r}; expected one of {list(SYSTEMS)}")
-    parts = {s: frame[frame["split"] == s] for s in ("train", "dev", "test")}
+    parts = {s: frame[frame["split"] == s] for s in SPLITS}
     empty = [s for s, part in parts.items() if part.empty]
     if empty:
         raise ValueError(f"{dataset}: split(s) {empty} are empty; the protocol needs train, dev and test")
