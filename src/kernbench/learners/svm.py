@@ -109,10 +109,7 @@ def select_svc_on_dev(kernels, y_train, y_dev, C_grid, *, n_jobs: int = 1) -> Se
                 yield f"{key}|{c}", acc, (key, c, model, ks)
 
     with Parallel(n_jobs=max(1, min(n_jobs, len(grid))), prefer="threads") as parallel:
-        try:
-            _, (key, c, model, ks), scores = runs.select_on_dev(scored(parallel))
-        except ValueError:
-            raise ValueError("no kernel setting to select from") from None
+        _, (key, c, model, ks), scores = runs.select_on_dev(scored(parallel))
     return Selection(key=key, C=c, model=model, kernels=ks, dev_scores=scores)
 
 
