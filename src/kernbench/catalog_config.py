@@ -37,6 +37,7 @@ def papers_of_tasks() -> dict[str, str]:
 
     return {task: name for name, paper in PAPERS.items() for task in paper.catalog_tasks}
 
+
 #: Table 4 entry of the LSTMs for a catalog dataset whose entry gives none (or not for every system).
 DEFAULT_LSTM_DATASET = "sst"
 
@@ -129,8 +130,9 @@ def parse_catalog(section: dict, *, base_dir: str | os.PathLike) -> dict[str, Ca
                 f"set it to the output of `sha256sum {path}`"
             )
         task = entry.get("task", "classification")
-        if task not in papers_of_tasks():
-            raise ConfigError(f"config: {key}.task={task!r} is not one of {', '.join(papers_of_tasks())}")
+        tasks = papers_of_tasks()
+        if task not in tasks:
+            raise ConfigError(f"config: {key}.task={task!r} is not one of {', '.join(tasks)}")
         entries[name] = CatalogEntry(name, os.path.abspath(os.path.join(base_dir, path)), sha256, task)
     return entries
 

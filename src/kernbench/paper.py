@@ -43,7 +43,8 @@ class Paper:
     targets : str
         ``"module:function"`` giving what the workflow builds for it:
         ``function(config, results) -> PaperTargets``, with ``config`` the workflow config
-        and ``results`` the results directory that the returned paths start with.    catalog_tasks : tuple of str
+        and ``results`` the results directory that the returned paths start with.
+    catalog_tasks : tuple of str
         Tasks of the config's ``catalog`` datasets (datasets of your own) that this
         paper's systems run; their runs are filed under the paper.
     """

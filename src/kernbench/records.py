@@ -91,10 +91,11 @@ def make_record(
     """
     from kernbench.provenance import provenance
 
+    table = table or paper
     record = {
-        "run_key": make_run_key(table or paper, dataset, system, key_params),
+        "run_key": make_run_key(table, dataset, system, key_params),
         "paper": paper,
-        "table": table or paper,
+        "table": table,
         "dataset": dataset,
         "system": system,
         "params": params,

@@ -30,6 +30,7 @@ def test_too_few_rows_or_groups_name_the_file():
     with pytest.raises(DataError, match=r"toy\.csv: no dev rows, and the 5 training rows"):
         hold_out_dev(LABELS[:5], dev_fraction=0.1, seed=0, path="toy.csv")
     with pytest.raises(DataError, match=r"toy\.xml: 3 sentences with aspect terms are too few for 10 folds"):
-        hold_out_dev(LABELS, groups=np.arange(60) % 3, dev_fraction=0.1, seed=0, path="toy.xml")
+        hold_out_dev(LABELS, groups=np.arange(60) % 3, group_name="sentences with aspect terms", dev_fraction=0.1,
+                     seed=0, path="toy.xml")
     with pytest.raises(ValueError, match="dev_fraction"):
         hold_out_dev(LABELS, dev_fraction=1.5, seed=0, path="toy.csv")

@@ -231,5 +231,3 @@ def get_final_output():
 def all_records():
     """Every run record the configured tables need: the single writer to MLflow logs them all."""
     return sorted({r for table in config["tables"] for r in records_for_table(table)})
-
-

@@ -11,7 +11,9 @@ from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
 from kernbench.errors import DataError
 
 
-def hold_out_dev(labels, *, dev_fraction: float, seed: int, path: str | os.PathLike, groups=None) -> np.ndarray:
+def hold_out_dev(
+    labels, *, dev_fraction: float, seed: int, path: str | os.PathLike, groups=None, group_name: str = "groups"
+) -> np.ndarray:
     """Boolean mask of the training rows held out as dev: the first of ``round(1 / dev_fraction)`` stratified folds.
 
     Parameters
@@ -28,6 +30,8 @@ def hold_out_dev(labels, *, dev_fraction: float, seed: int, path: str | os.PathL
         Rows of one group (for example the aspect terms of one sentence) go to dev
         together (``StratifiedGroupKFold``); without groups, each row on its own
         (``StratifiedKFold``).
+    group_name : str, optional
+        What a group is, as errors name it (``"sentences with aspect terms"``).
 
     Returns
     -------
@@ -58,7 +62,7 @@ def hold_out_dev(labels, *, dev_fraction: float, seed: int, path: str | os.PathL
         groups = np.asarray(groups)
         n_groups = len(pd.unique(groups))
         if n_groups < n_splits:
-            raise DataError(f"{path}: {n_groups} sentences with aspect terms are too few for {n_splits} folds")
+            raise DataError(f"{path}: {n_groups} {group_name} are too few for {n_splits} folds")
         splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
         folds = splitter.split(np.zeros(len(labels)), labels, groups=groups)
     _, dev_index = next(folds)

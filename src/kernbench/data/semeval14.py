@@ -200,8 +200,9 @@ def dev_mask(frame: pd.DataFrame, *, dev_fraction: float, seed: int, path: Path 
     numpy.ndarray of bool
     """
     return hold_out_dev(
-        frame["label"].to_numpy(), groups=frame["sentence_id"].to_numpy(), dev_fraction=dev_fraction, seed=seed, path=path
-    )
+        frame["label"].to_numpy(), groups=frame["sentence_id"].to_numpy(), group_name="sentences with aspect terms",
+        dev_fraction=dev_fraction, seed=seed, path=path,
+    )  # fmt: skip
 
 
 def prepare(
