@@ -11,6 +11,7 @@ from mlflow.tracking import MlflowClient
 
 from kernbench.report.tables import build_table, load_paper_values, write_table
 from kernbench.report.tracking import default_tracking_uri, log_records
+from kernbench.report.tracking_assets import keras_pip_requirements
 from kernbench.report.tracking_entries import Entry, assign_names, curve_metrics, load_cells, record_entries
 from tests.conftest import REPO_ROOT, write_record
 
@@ -235,6 +236,17 @@ def test_keras_model_is_logged_as_an_mlflow_model_with_its_signature(tmp_path):
     loaded = mlflow.keras.load_model(logged.model_uri)
     batch = np.array([[1, 2, 3]], dtype="int32")
     np.testing.assert_allclose(loaded.predict(batch, verbose=0), model.predict(batch, verbose=0), rtol=1e-6)
+
+
+def test_keras_requirements_are_the_ones_mlflow_infers_for_a_model(tmp_path):
+    import keras
+    import mlflow
+
+    tokens = keras.Input(shape=(None,), dtype="int32", name="tokens")
+    model = keras.Model(tokens, keras.layers.Dense(3, name="output")(keras.layers.Embedding(5, 3)(tokens)))
+    mlflow.keras.save_model(model, str(tmp_path / "inferred"))  # MLflow's own inference, in a subprocess
+    inferred = (tmp_path / "inferred" / "requirements.txt").read_text().split()
+    assert sorted(keras_pip_requirements()) == sorted(inferred)
 
 
 def test_summary_run_holds_the_papers_table_and_figures_and_is_kept_on_rerun(tmp_path):

@@ -46,7 +46,8 @@ if ANYGRAM["tile_rows"]:
             tile=r"[0-9]+",
         conda:
             CONDA_ENV
-        threads: 2
+        priority: 1  # Table 3's chain: Gram, SVC, table, significance
+        threads: ANYGRAM["threads"]
         resources:
             mem_mb=6000,
             runtime=60,
@@ -81,7 +82,8 @@ if ANYGRAM["tile_rows"]:
             kernel=ANYGRAM_KERNEL,
         conda:
             CONDA_ENV
-        threads: 2
+        priority: 1  # Table 3's chain: Gram, SVC, table, significance
+        threads: ANYGRAM["threads"]
         resources:
             mem_mb=6000,
             runtime=60,
@@ -110,7 +112,8 @@ else:
             kernel=ANYGRAM_KERNEL,
         conda:
             CONDA_ENV
-        threads: 2
+        priority: 1  # Table 3's chain: Gram, SVC, table, significance
+        threads: ANYGRAM["threads"]
         resources:
             mem_mb=6000,
             runtime=60,
@@ -142,7 +145,8 @@ rule anygram_svm:
         system=ANYGRAM_SVM_SYSTEMS,
     conda:
         CONDA_ENV
-    threads: 2  # the C grid of each setting is fitted in parallel threads
+    priority: 1
+    threads: ANYGRAM["threads"]  # the C grid of each setting is fitted in parallel threads
     resources:
         mem_mb=4000,
         runtime=60,
@@ -184,7 +188,7 @@ if ANYGRAM_PRIMAL:
             system="|".join(ANYGRAM_PRIMAL_SYSTEMS),
         conda:
             CONDA_ENV
-        threads: 2
+        threads: ANYGRAM["threads"]
         resources:
             mem_mb=8000,
             runtime=60,
@@ -311,7 +315,7 @@ for _key, (_choice, _datasets, _systems, _settings) in anygram_sensitivity_jobs(
             f"{BENCHMARKS}/anygram_sensitivity/{_choice}.tsv"
         conda:
             CONDA_ENV
-        threads: 2
+        threads: ANYGRAM["threads"]
         resources:
             mem_mb=6000,
             runtime=60,

@@ -25,6 +25,7 @@ rule lstm:
     conda:
         CONDA_ENV
     # One thread per job: two jobs share the two cores, and results do not depend on --cores.
+    priority: 1  # the longest jobs, and Table 3 waits for them; their sensitivity reruns come later
     threads: 1
     resources:
         mem_mb=3000,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
 
-from kernbench.errors import DataError
+from kernbench.errors import DataError, KernbenchError
 
 #: ``mlflow.data.context`` of a prepared dataset: it holds every split of the run.
 DATASET_CONTEXT = "prepared"
@@ -29,6 +30,7 @@ class Assets:
         self.tracking_uri = tracking_uri
         self.prepared_dir = None if prepared_dir is None else Path(prepared_dir)
         self._inputs: dict[str, object] = {}
+        self._keras_requirements: list[str] | None = None
 
     def dataset_input(self, dataset: str):
         """The MLflow dataset input of ``<prepared_dir>/<dataset>.parquet`` (None if the file is not there)."""
@@ -68,6 +70,8 @@ class Assets:
         import keras
         import mlflow
 
+        if self._keras_requirements is None:
+            self._keras_requirements = keras_pip_requirements()
         mlflow.set_tracking_uri(self.tracking_uri)
         with mlflow.start_run(run_id=run_id):
             for path in models:
@@ -75,7 +79,36 @@ class Assets:
                     model = keras.models.load_model(path, compile=False)
                 except (OSError, ValueError, TypeError) as exc:
                     raise DataError(f"{path}: not a loadable Keras model ({exc})") from exc
-                mlflow.keras.log_model(model, name="model", signature=keras_signature(model))
+                mlflow.keras.log_model(model, name="model", signature=keras_signature(model),
+                                       pip_requirements=self._keras_requirements)
+
+
+#: The top-level modules that a saved kernbench Keras model needs: what MLflow's requirement inference finds
+#: when it loads one (it does so in a subprocess, several seconds per model; the list is the same for every model).
+KERAS_MODEL_MODULES = ("mlflow", "keras", "numpy", "tensorflow")
+
+
+def keras_pip_requirements() -> list[str]:
+    """Pinned pip requirements of a logged Keras model, read from the installed distributions.
+
+    Returns
+    -------
+    list of str
+        ``name==version`` for the distribution that provides each of `KERAS_MODEL_MODULES` (for example
+        ``tensorflow-cpu`` where that is the installed TensorFlow).
+    """
+    from importlib.metadata import packages_distributions, version
+
+    providers = packages_distributions()
+    pins = []
+    for module in KERAS_MODEL_MODULES:
+        names = providers.get(module)
+        if not names:
+            raise KernbenchError(f"cannot log a Keras model: no installed distribution provides the module {module!r}")
+        # mlflow's module ships in mlflow, mlflow-skinny and mlflow-tracing; the one named after it is the package.
+        name = module if module in names else sorted(names)[0]
+        pins.append(f"{re.sub(r'[-_.]+', '-', name).lower()}=={version(name)}")  # PEP 503 normalised name
+    return pins
 
 
 def keras_signature(model):
