@@ -19,6 +19,7 @@ for _raw in BUILTIN_RAW:
             f"{BENCHMARKS}/fetch/{_raw}.tsv"
         conda:
             CONDA_ENV
+        priority: 2  # the data first: every chain starts from it
         threads: 1
         resources:
             mem_mb=500,
@@ -49,6 +50,7 @@ for _entry in CATALOG.values():
             f"{BENCHMARKS}/fetch/{_entry.raw}.tsv"
         conda:
             CONDA_ENV
+        priority: 2
         threads: 1
         resources:
             mem_mb=500,
@@ -76,6 +78,7 @@ checkpoint prepare:
         dataset="|".join(DATASETS),
     conda:
         CONDA_ENV
+    priority: 2
     threads: 1
     resources:
         mem_mb=2000,
