@@ -2,14 +2,12 @@
 from kernbench.papers.anygram.experiment import gram_files as anygram_gram_files
 from kernbench.papers.anygram import plan as anygram_plan
 from kernbench.papers.anygram.experiment import tile_files as anygram_tile_files
-from kernbench.data import SPLITS
 from kernbench.papers.anygram.experiment import PRIMAL_SYSTEMS as ANYGRAM_PRIMAL_SYSTEMS
-from kernbench.papers.anygram.kernel_setting import SYSTEMS as ANYGRAM_KERNEL_SYSTEMS, KernelSetting
+from kernbench.papers.anygram.kernel_setting import SYSTEMS as ANYGRAM_KERNEL_SYSTEMS
 from kernbench.papers.anygram.sensitivity import sensitivity_jobs as anygram_sensitivity_jobs
 
 ANYGRAM = config["anygram"]
 ANYGRAM_CACHE = f"{RESULTS}/cache/anygram"
-ANYGRAM_KERNEL = KernelSetting.PATTERN
 # training: primal moves AGKsm and AGKwess from SVC on Gram matrices to a linear SVM on their feature maps.
 ANYGRAM_PRIMAL = ANYGRAM["training"] == "primal"
 ANYGRAM_SVM_SYSTEMS = "|".join(s for s in ANYGRAM_KERNEL_SYSTEMS if not (ANYGRAM_PRIMAL and s in ANYGRAM_PRIMAL_SYSTEMS))
@@ -41,9 +39,6 @@ if ANYGRAM["tile_rows"]:
             f"{BENCHMARKS}/anygram_gram_tile/cache/anygram/{{dataset}}/{{kernel}}/{{split}}_{{tile}}.tsv"
         wildcard_constraints:
             dataset="|".join(TOKENISED),
-            kernel=ANYGRAM_KERNEL,
-            split="|".join(SPLITS),
-            tile=r"[0-9]+",
         conda:
             CONDA_ENV
         priority: 1  # Table 3's chain: Gram, SVC, table, significance
@@ -79,7 +74,6 @@ if ANYGRAM["tile_rows"]:
             f"{BENCHMARKS}/anygram_gram_assemble/cache/anygram/{{dataset}}/{{kernel}}.tsv"
         wildcard_constraints:
             dataset="|".join(TOKENISED),
-            kernel=ANYGRAM_KERNEL,
         conda:
             CONDA_ENV
         priority: 1  # Table 3's chain: Gram, SVC, table, significance
@@ -109,7 +103,6 @@ else:
             f"{BENCHMARKS}/anygram_gram/cache/anygram/{{dataset}}/{{kernel}}.tsv"
         wildcard_constraints:
             dataset="|".join(TOKENISED),
-            kernel=ANYGRAM_KERNEL,
         conda:
             CONDA_ENV
         priority: 1  # Table 3's chain: Gram, SVC, table, significance

@@ -11,9 +11,11 @@ import yaml
 from kernbench.catalog import BASELINE_SYSTEMS, BUILTIN_TOKENISED, DATASETS
 from kernbench.catalog_config import check_dataset_lists, install, lstm_hyperparameters, parse_catalog
 from kernbench.closing_message import closing_message
+from kernbench.data import SPLITS
 from kernbench.data.registry import BUILTIN_RAW, RAW_DATASETS
 from kernbench.paper import resolve as resolve_reference
 from kernbench.papers import PAPERS
+from kernbench.papers.anygram.kernel_setting import KernelSetting
 from kernbench.config_check import integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
 from kernbench.workflow_lock import claim_results_dir, clear_stale_locks, record_owner, release_results_dir
@@ -56,6 +58,18 @@ RESULTS = config["results_dir"].rstrip("/")
 LOGS = f"{RESULTS}/logs"
 # Wall time, CPU time and peak memory of every job (Snakemake benchmark files), read by `kernbench costs`.
 BENCHMARKS = f"{RESULTS}/benchmarks/jobs"
+
+
+# Wildcards that mean the same thing in every rule, with their domains from the registries. The rules' own blocks
+# narrow dataset, system, paper, table and choice to what each rule produces; that also tells apart the rules that
+# share a path pattern (anygram_svm and anygram_primal).
+wildcard_constraints:
+    split="|".join(SPLITS),
+    seed=r"\d+",
+    tile=r"\d+",
+    kernel=KernelSetting.PATTERN,
+
+
 # Jobs read this to stamp their run records; an environment variable, not a param, so that a
 # config change elsewhere does not invalidate every job.
 os.environ["KERNBENCH_CONFIG_HASH"] = config_hash(config)

@@ -21,7 +21,6 @@ rule lstm:
     wildcard_constraints:
         dataset="|".join(TOKENISED),
         system="|".join(LSTM_SYSTEMS),
-        seed=r"\d+",
     conda:
         CONDA_ENV
     # One thread per job: two jobs share the two cores, and results do not depend on --cores.
@@ -69,7 +68,6 @@ rule lstm_sensitivity_run:
         choice="|".join(anygram_plan.LSTM_CHOICES),
         dataset="|".join(TOKENISED),
         system="|".join(LSTM_SYSTEMS),
-        seed=r"\d+",
     conda:
         CONDA_ENV
     # One thread per job, as the main LSTM jobs.
