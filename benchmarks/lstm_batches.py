@@ -1,4 +1,4 @@
-"""Seconds per LSTM training epoch with plain and length-bucketed batches, and TensorFlow threads.
+"""Seconds per LSTM training epoch with plain and length-bucketed batches, TensorFlow threads and XLA.
 
 Trains one Table 4 model (a dataset, a system, one seed) for a few epochs under each
 ``bucket_batches`` value asked for, and prints per setting the wall seconds of the
@@ -11,7 +11,7 @@ Usage::
 
     python benchmarks/lstm_batches.py --prepared results/prepared/sst.parquet \
         --embeddings results/prepared/embeddings_glove6b50d.npz --dataset sst --system BiLSTM \
-        [--bucket-batches 1 50] [--epochs 3] [--threads 1]
+        [--bucket-batches 1 50] [--epochs 3] [--threads 1] [--jit-compile]
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ def main(argv=None) -> None:
     parser.add_argument("--bucket-batches", type=int, nargs="+", default=[1, 50], help="settings to compare")
     parser.add_argument("--epochs", type=int, default=3, help="epochs per setting (no early stopping)")
     parser.add_argument("--threads", type=int, default=1, help="TensorFlow intra- and inter-op threads")
+    parser.add_argument("--jit-compile", action="store_true", help="XLA-compiled training and prediction steps")
     parser.add_argument("--seed", type=int, default=20140823)
     parser.add_argument("--config", default="config.yaml", help="config whose lstm block gives Table 4")
     args = parser.parse_args(argv)
@@ -57,12 +58,14 @@ def main(argv=None) -> None:
     settings["patience"] = args.epochs  # every epoch runs
     lengths = np.array([len(t) for t in frame.loc[frame["split"] == "train", "tokens"]])
 
-    print(f"machine: {platform.machine()} {platform.processor() or ''}; {args.threads} TensorFlow thread(s)")
+    xla = "on" if args.jit_compile else "off"
+    print(f"machine: {platform.machine()} {platform.processor() or ''}; {args.threads} TensorFlow thread(s); XLA {xla}")
     print(f"{args.dataset} {args.system}: {len(lengths)} training sentences, batch {settings['batch_size']}")
     for bucket_batches in args.bucket_batches:
         result = lstm.train_lstm(
             frame, emb.words, emb.vectors, cased=emb.cased, system=args.system,
             settings={**settings, "bucket_batches": bucket_batches}, seed=args.seed, dataset=args.dataset,
+            jit_compile=args.jit_compile,
         )  # fmt: skip
         fit = result.timings["train"]
         print(json.dumps({

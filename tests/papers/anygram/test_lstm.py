@@ -279,3 +279,31 @@ def test_command_names_a_bad_embeddings_file(tmp_path, laptop):
     )  # fmt: skip
     assert code == 1
     assert not (tmp_path / "r.json").exists() and not (tmp_path / "m.keras").exists()
+
+
+def test_patience_replay_keeps_the_epoch_keras_early_stopping_keeps():
+    import importlib.util
+
+    script = REPO_ROOT / "benchmarks" / "lstm_patience.py"
+    spec = importlib.util.spec_from_file_location("lstm_patience", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    dev = [0.5, 0.6, 0.6, 0.55, 0.7, 0.65]  # a tie is no improvement
+    assert module.replay(dev, 2) == (2, 4)
+    assert module.replay(dev, 3) == (5, 6)  # runs out of epochs
+    assert module.replay(dev, 1) == (2, 3)
+
+    import keras
+
+    for patience in (1, 2, 3):  # Keras' own callback, fed the same curve
+        model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+        stopper = keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=patience,
+                                                restore_best_weights=True)
+        model.stop_training = False  # as fit sets it
+        stopper.set_model(model)
+        stopper.on_train_begin()
+        for epoch, value in enumerate(dev):
+            stopper.on_epoch_end(epoch, {"val_accuracy": value})
+            if model.stop_training:
+                break
+        assert module.replay(dev, patience) == (stopper.best_epoch + 1, epoch + 1)

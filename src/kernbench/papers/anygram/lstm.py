@@ -217,6 +217,7 @@ def build_model(
     learning_rate: float,
     aspect: bool,
     trainable_embeddings: bool = True,
+    jit_compile: bool | str = "auto",
 ):
     """Build and compile the LSTM classifier.
 
@@ -238,6 +239,10 @@ def build_model(
         Add the aspect-term indicator input, concatenated to each word vector.
     trainable_embeddings : bool
         Update the embedding layer in training (Keras' default) or keep the pre-trained vectors.
+    jit_compile : bool or "auto"
+        Compile the training and prediction steps with XLA. Keras' ``"auto"`` leaves XLA off while
+        TensorFlow's op determinism is on, as :func:`configure_tensorflow` sets it;
+        ``benchmarks/lstm_batches.py --jit-compile`` times True.
 
     Returns
     -------
@@ -268,6 +273,7 @@ def build_model(
         optimizer=keras.optimizers.Adam(learning_rate=learning_rate),
         loss="sparse_categorical_crossentropy",
         metrics=["accuracy"],
+        jit_compile=jit_compile,
     )
     return model
 
@@ -368,6 +374,7 @@ def train_lstm(
     settings: dict,
     seed: int,
     dataset: str,
+    jit_compile: bool | str = "auto",
 ) -> LstmResult:
     """Train one LSTM on the train split, stop early on dev accuracy, evaluate dev and test.
 
@@ -386,6 +393,8 @@ def train_lstm(
         Seeds weight initialisation, dropout and the batch order.
     dataset : str
         Name written in the result rows.
+    jit_compile : bool or "auto"
+        XLA-compiled steps (see :func:`build_model`).
 
     Returns
     -------
@@ -425,6 +434,7 @@ def train_lstm(
         learning_rate=settings["learning_rate"],
         aspect=has_aspect,
         trainable_embeddings=settings["trainable_embeddings"],
+        jit_compile=jit_compile,
     )
     stopper = keras.callbacks.EarlyStopping(
         monitor="val_accuracy", mode="max", patience=settings["patience"], restore_best_weights=True
