@@ -40,3 +40,26 @@ def test_no_benchmarks_or_a_foreign_file_is_an_error(tmp_path):
     path.write_text("a\tb\n1\t2\n")
     with pytest.raises(DataError, match="y.tsv: not a Snakemake benchmark file"):
         cost_table(tmp_path)
+
+
+def test_critical_chain_follows_what_each_job_waited_for(tmp_path):
+    import os
+
+    from kernbench.report.costs import critical_chain, read_benchmarks
+
+    # Two cores from t = 1000 s: prepare (0-10) feeds the gram (10-60) and a baseline (10-20); a second
+    # baseline (20-25) fills the free core; svm (60-90) waits for the gram; the table (92-95) for the svm.
+    jobs = {"prepare/p": (10, 1010), "gram/g": (50, 1060), "baseline/b1": (10, 1020), "baseline/b2": (5, 1025),
+            "svm/s": (30, 1090), "tables/t": (3, 1095)}
+    for job, (wall, end) in jobs.items():
+        _bench(tmp_path, f"{job}.tsv", wall, wall / 2, 100.0)
+        os.utime(tmp_path / "benchmarks" / "jobs" / f"{job}.tsv", (end, end))
+    chain = critical_chain(read_benchmarks(tmp_path))
+    assert list(chain["job"]) == ["prepare/p", "gram/g", "svm/s", "tables/t"]
+    assert list(chain["step"]) == [1, 2, 3, 4]
+    assert chain["start_s"].tolist() == pytest.approx([0, 10, 60, 92])
+    assert chain["end_s"].tolist() == pytest.approx([10, 60, 90, 95])
+    assert chain["waited_s"].tolist() == pytest.approx([0, 0, 0, 2])
+    text = costs_markdown(cost_table(tmp_path), chain)
+    assert "4 jobs over 95 s from the first job's start to the last job's end, 2 s of it between jobs" in text
+    assert "| gram    |      1 |       50 |" in text

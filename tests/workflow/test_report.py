@@ -17,7 +17,8 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 
-TABLES = ["anygram", "fisher", "ordinal", "baselines", "significance", "sensitivity", "ordinal_claims", "costs"]
+TABLES = ["anygram", "fisher", "ordinal", "baselines", "significance", "sensitivity", "ordinal_claims", "costs",
+          "costs_chain"]
 
 # Runs Snakemake and prints every record of warning level or above that reaches a handler (after the
 # workflow's own logging filters), so that the test sees warnings whatever their wording.
@@ -108,7 +109,7 @@ def test_report_from_a_fresh_copy_has_every_table_as_html_and_prints_no_warning(
         table_html = base64.b64decode(entry["data_uri"].split("base64,", 1)[1]).decode("utf-8")
         parser = _Rows()
         parser.feed(table_html)
-        csv = smoke_results / ("costs.csv" if name == "costs" else f"tables/{name}.csv")
+        csv = smoke_results / (f"{name}.csv" if name.startswith("costs") else f"tables/{name}.csv")
         assert len(parser.rows) == len(pd.read_csv(csv)), name
 
     # One concrete row of Table 3: value, interval, paper value and Δ as the CSV holds them.

@@ -219,10 +219,14 @@ def extra_targets():
     ]
 
 
+# The run's cost tables (`kernbench costs`): per rule, and the critical chain; beside tables/, not in it.
+COST_TABLES = ["costs", "costs_chain"]
+
+
 def report_tables():
-    """Tables with a page in the report: the configured ones, the other tables, and the costs."""
+    """Tables with a page in the report: the configured ones, the other tables, and the cost tables."""
     others = [os.path.basename(t)[: -len(".csv")] for t in extra_targets() if t.endswith(".csv") and "/tables/" in t]
-    return [*config["tables"], *sorted(others), "costs"]
+    return [*config["tables"], *sorted(others), *COST_TABLES]
 
 
 def report_pages():

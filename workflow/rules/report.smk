@@ -13,7 +13,7 @@ logging.getLogger("snakemake.logging").addFilter(MissingMetadataNote(RESULTS))
 
 rule report_table:
     input:
-        lambda wc: f"{RESULTS}/costs.csv" if wc.table == "costs" else f"{RESULTS}/tables/{wc.table}.csv",
+        lambda wc: f"{RESULTS}/{wc.table}.csv" if wc.table in COST_TABLES else f"{RESULTS}/tables/{wc.table}.csv",
     output:
         report(
             f"{RESULTS}/report/{{table}}.html",

@@ -116,6 +116,7 @@ rule costs:
         extras=lambda wildcards: extra_targets(),
     output:
         csv=f"{RESULTS}/costs.csv",
+        chain=f"{RESULTS}/costs_chain.csv",
         md=f"{RESULTS}/costs.md",
     params:
         results_dir=lambda wildcards, output: os.path.dirname(output.csv),
@@ -128,4 +129,5 @@ rule costs:
         mem_mb=500,
         runtime=5,
     shell:
-        "kernbench costs {params.results_dir:q} --csv {output.csv:q} --md {output.md:q} > {log:q} 2>&1"
+        "kernbench costs {params.results_dir:q} --csv {output.csv:q} --chain-csv {output.chain:q} --md {output.md:q} "
+        "> {log:q} 2>&1"

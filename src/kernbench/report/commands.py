@@ -236,12 +236,15 @@ def _register_results(subparsers) -> None:
 
 def _cmd_costs(args) -> None:
     from kernbench.fileio import write_text_atomic
-    from kernbench.report.costs import cost_table, costs_markdown
+    from kernbench.report.costs import cost_table, costs_markdown, critical_chain, read_benchmarks
 
     table = cost_table(args.results_dir)
+    chain = critical_chain(read_benchmarks(args.results_dir))
     if args.csv:
         write_text_atomic(args.csv, table.to_csv(index=False, float_format="%.2f"))
-    text = costs_markdown(table)
+    if args.chain_csv:
+        write_text_atomic(args.chain_csv, chain.to_csv(index=False, float_format="%.2f"))
+    text = costs_markdown(table, chain)
     if args.md:
         write_text_atomic(args.md, text)
     else:
@@ -250,10 +253,11 @@ def _cmd_costs(args) -> None:
 
 def _register_costs(subparsers) -> None:
     """Add the ``costs`` subcommand."""
-    p = subparsers.add_parser("costs", help="jobs, wall and CPU time and peak memory per rule of a finished run")
+    p = subparsers.add_parser("costs", help="jobs, wall and CPU time and peak memory per rule of a finished run, and its critical chain")
     p.add_argument("results_dir", help="the run's results_dir (its benchmarks/jobs folder is read)")
     p.add_argument("--csv", help="write the table as CSV here")
-    p.add_argument("--md", help="write the table as markdown here (default: print it)")
+    p.add_argument("--chain-csv", help="write the critical chain (the jobs that set the run's end) as CSV here")
+    p.add_argument("--md", help="write the table and the critical chain as markdown here (default: print them)")
     p.set_defaults(func=_cmd_costs)
 
 

@@ -3,7 +3,9 @@
 Every compute rule writes a benchmark file (``<results_dir>/benchmarks/jobs/<rule
 folder>/...tsv``: wall seconds ``s``, ``cpu_time`` in seconds and ``max_rss`` in MB).
 :func:`cost_table` sums them per rule folder, so the README's timing figures come
-from measured jobs rather than from hand-run timers.
+from measured jobs rather than from hand-run timers. :func:`critical_chain` reads
+when each job ended (Snakemake writes the benchmark file as the job ends) and
+follows the jobs that held the run's end back.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import pandas as pd
 from kernbench.errors import DataError
 
 COLUMNS = ["rule", "jobs", "wall_s", "cpu_s", "longest_job_s", "peak_rss_mb"]
+CHAIN_COLUMNS = ["step", "rule", "job", "start_s", "end_s", "wall_s", "cpu_s", "waited_s"]
 
 
 def read_benchmarks(results_dir) -> pd.DataFrame:
-    """One row per job: ``rule`` (the first folder under ``benchmarks/jobs``), ``job``, ``wall_s``, ``cpu_s``, ``rss_mb``."""
+    """One row per job: ``rule`` (the first folder under ``benchmarks/jobs``), ``job``, ``wall_s``, ``cpu_s``, ``rss_mb``,
+    and ``end`` (the benchmark file's modification time, in seconds since the epoch)."""
     root = Path(results_dir) / "benchmarks" / "jobs"
     rows = []
     for path in sorted(root.rglob("*.tsv")):
@@ -35,8 +39,9 @@ def read_benchmarks(results_dir) -> pd.DataFrame:
             "wall_s": float(last["s"]),
             "cpu_s": float(pd.to_numeric(last["cpu_time"], errors="coerce")),
             "rss_mb": float(rss),
+            "end": path.stat().st_mtime,
         })
-    return pd.DataFrame(rows, columns=["rule", "job", "wall_s", "cpu_s", "rss_mb"])
+    return pd.DataFrame(rows, columns=["rule", "job", "wall_s", "cpu_s", "rss_mb", "end"])
 
 
 def cost_table(results_dir) -> pd.DataFrame:
@@ -62,9 +67,74 @@ def cost_table(results_dir) -> pd.DataFrame:
     return pd.concat([per_rule, total], ignore_index=True)[COLUMNS]
 
 
-def costs_markdown(table: pd.DataFrame) -> str:
-    """The cost table as markdown, seconds rounded to whole seconds."""
+def critical_chain(jobs: pd.DataFrame, *, tolerance_s: float = 0.5) -> pd.DataFrame:
+    """The chain of jobs that set the run's end, followed back from the last job to end.
+
+    A job starts once its inputs exist and a core is free, so what it waited for
+    ended shortly before it started. From the job that ended last, each step back
+    takes the job that ended last at or before this job's start (``tolerance_s``
+    absorbs the file-system clock and Snakemake's own bookkeeping); the chain stops
+    at a job with nothing before it. Shortening a job of the chain, or starting it
+    earlier, is what can shorten the run.
+
+    Parameters
+    ----------
+    jobs : pandas.DataFrame
+        From :func:`read_benchmarks`.
+    tolerance_s : float
+        Seconds a predecessor may end after the job's computed start.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``step`` (1 = first), ``rule``, ``job``, ``start_s`` and ``end_s`` (seconds from
+        the first job's start), ``wall_s``, ``cpu_s`` and ``waited_s`` (seconds between
+        the previous step's end and this job's start).
+    """
+    if jobs.empty:
+        return pd.DataFrame(columns=CHAIN_COLUMNS)
+    start = jobs["end"] - jobs["wall_s"]
+    origin = start.min()
+    current = jobs["end"].idxmax()
+    chain = [current]
+    while True:
+        before = jobs.index[(jobs["end"] <= start[current] + tolerance_s) & ~jobs.index.isin(chain)]
+        if before.empty:
+            break
+        current = jobs.loc[before, "end"].idxmax()
+        chain.append(current)
+    rows = jobs.loc[chain[::-1]]
+    frame = pd.DataFrame({
+        "step": range(1, len(rows) + 1),
+        "rule": rows["rule"].to_numpy(),
+        "job": rows["job"].to_numpy(),
+        "start_s": (start[rows.index] - origin).to_numpy(),
+        "end_s": (rows["end"] - origin).to_numpy(),
+        "wall_s": rows["wall_s"].to_numpy(),
+        "cpu_s": rows["cpu_s"].to_numpy(),
+    })  # fmt: skip
+    frame["waited_s"] = (frame["start_s"] - frame["end_s"].shift(1, fill_value=0.0)).clip(lower=0.0)
+    return frame[CHAIN_COLUMNS]
+
+
+def costs_markdown(table: pd.DataFrame, chain: pd.DataFrame | None = None) -> str:
+    """The cost table as markdown, seconds rounded to whole seconds; with ``chain``, the critical chain per rule below it.
+
+    The chain is summed per rule (its jobs and wall seconds, in order of first appearance);
+    ``kernbench costs --chain-csv`` writes it job by job.
+    """
     shown = table.copy()
     for column in ("wall_s", "cpu_s", "longest_job_s", "peak_rss_mb"):
         shown[column] = shown[column].round(0).astype("Int64")
-    return shown.to_markdown(index=False) + "\n"
+    text = shown.to_markdown(index=False) + "\n"
+    if chain is None or chain.empty:
+        return text
+    span, waited = chain["end_s"].iloc[-1], chain["waited_s"].sum()
+    per_rule = chain.groupby("rule", sort=False).agg(jobs=("job", "size"), wall_s=("wall_s", "sum")).reset_index()
+    per_rule["wall_s"] = per_rule["wall_s"].round(0).astype("Int64")
+    last = chain.iloc[-1]
+    return (
+        f"{text}\n**Critical chain**: the jobs that set the end of the run, followed back from the last one "
+        f"({last['job']}): {len(chain)} jobs over {span:.0f} s from the first job's start to the last job's end, "
+        f"{waited:.0f} s of it between jobs.\n\n" + per_rule.to_markdown(index=False) + "\n"
+    )

@@ -20,6 +20,7 @@ TITLES = {
     "sensitivity": "Sensitivity to the choices the papers leave open",
     **{table: caption for paper in PAPERS.values() for table, caption in paper.extra_tables.items()},
     "costs": "Cost of the run per rule",
+    "costs_chain": "Critical chain of the run: the jobs that set its end, first to last",
 }
 
 #: Columns in the unit of the row's ``metric`` (percent or stars), shown with that unit's decimals.
