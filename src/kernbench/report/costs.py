@@ -3,7 +3,10 @@
 Every compute rule writes a benchmark file (``<results_dir>/benchmarks/jobs/<rule
 folder>/...tsv``: wall seconds ``s``, ``cpu_time`` in seconds and ``max_rss`` in MB).
 :func:`cost_table` sums them per rule folder, so the README's timing figures come
-from measured jobs rather than from hand-run timers. :func:`critical_chain` reads
+from measured jobs rather than from hand-run timers. Wall seconds are exact; CPU
+seconds are a lower bound: Snakemake samples a job's CPU time (every 0.5 s for its
+first 15 s, then every 30 s), so up to 30 s at the end of a longer job go uncounted.
+:func:`critical_chain` reads
 when each job ended (Snakemake writes the benchmark file as the job ends) and
 follows the jobs that held the run's end back.
 """
