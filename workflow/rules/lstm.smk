@@ -23,8 +23,8 @@ rule lstm:
         system="|".join(LSTM_SYSTEMS),
     conda:
         CONDA_ENV
-    # One thread per job: two jobs share the two cores, and results do not depend on --cores.
     priority: 1  # the longest jobs, and Table 3 waits for them; their sensitivity reruns come later
+    # One thread per job: two jobs share the two cores, and results do not depend on --cores.
     threads: 1
     resources:
         mem_mb=3000,

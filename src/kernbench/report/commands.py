@@ -238,8 +238,9 @@ def _cmd_costs(args) -> None:
     from kernbench.fileio import write_text_atomic
     from kernbench.report.costs import cost_table, costs_markdown, critical_chain, read_benchmarks
 
-    table = cost_table(args.results_dir)
-    chain = critical_chain(read_benchmarks(args.results_dir))
+    jobs = read_benchmarks(args.results_dir)
+    table = cost_table(args.results_dir, jobs)
+    chain = critical_chain(jobs)
     if args.csv:
         write_text_atomic(args.csv, table.to_csv(index=False, float_format="%.2f"))
     if args.chain_csv:
@@ -253,7 +254,9 @@ def _cmd_costs(args) -> None:
 
 def _register_costs(subparsers) -> None:
     """Add the ``costs`` subcommand."""
-    p = subparsers.add_parser("costs", help="jobs, wall and CPU time and peak memory per rule of a finished run, and its critical chain")
+    p = subparsers.add_parser(
+        "costs", help="jobs, wall and CPU time and peak memory per rule of a finished run, and its critical chain"
+    )
     p.add_argument("results_dir", help="the run's results_dir (its benchmarks/jobs folder is read)")
     p.add_argument("--csv", help="write the table as CSV here")
     p.add_argument("--chain-csv", help="write the critical chain (the jobs that set the run's end) as CSV here")

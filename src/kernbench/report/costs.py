@@ -24,8 +24,10 @@ CHAIN_COLUMNS = ["step", "rule", "job", "start_s", "end_s", "wall_s", "cpu_s", "
 
 
 def read_benchmarks(results_dir) -> pd.DataFrame:
-    """One row per job: ``rule`` (the first folder under ``benchmarks/jobs``), ``job``, ``wall_s``, ``cpu_s``, ``rss_mb``,
-    and ``end`` (the benchmark file's modification time, in seconds since the epoch)."""
+    """One row per job: ``rule`` (first folder under ``benchmarks/jobs``), ``job``, ``wall_s``, ``cpu_s``, ``rss_mb``.
+
+    Also ``end``: the benchmark file's modification time (seconds since the epoch), when the job ended.
+    """
     root = Path(results_dir) / "benchmarks" / "jobs"
     rows = []
     for path in sorted(root.rglob("*.tsv")):
@@ -47,15 +49,23 @@ def read_benchmarks(results_dir) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rule", "job", "wall_s", "cpu_s", "rss_mb", "end"])
 
 
-def cost_table(results_dir) -> pd.DataFrame:
+def cost_table(results_dir, jobs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Jobs, summed wall and CPU seconds, the longest job and the peak RSS per rule, and a ``total`` row.
+
+    Parameters
+    ----------
+    results_dir : path-like
+        The run's results directory.
+    jobs : pandas.DataFrame, optional
+        Its :func:`read_benchmarks`, when the caller has read them already.
 
     Raises
     ------
     DataError
         If the run has no benchmark files.
     """
-    jobs = read_benchmarks(results_dir)
+    if jobs is None:
+        jobs = read_benchmarks(results_dir)
     if jobs.empty:
         raise DataError(f"{results_dir}: no benchmark files under benchmarks/jobs (run the workflow first)")
     per_rule = jobs.groupby("rule", sort=True).agg(
@@ -121,7 +131,7 @@ def critical_chain(jobs: pd.DataFrame, *, tolerance_s: float = 0.5) -> pd.DataFr
 
 
 def costs_markdown(table: pd.DataFrame, chain: pd.DataFrame | None = None) -> str:
-    """The cost table as markdown, seconds rounded to whole seconds; with ``chain``, the critical chain per rule below it.
+    """The cost table as markdown, seconds rounded to whole seconds; with ``chain``, its critical chain per rule below.
 
     The chain is summed per rule (its jobs and wall seconds, in order of first appearance);
     ``kernbench costs --chain-csv`` writes it job by job.
