@@ -15,6 +15,19 @@ from kernbench.records import make_record
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Put every test of the shared smoke run (:func:`smoke_run`) in one pytest-xdist group.
+
+    Session fixtures are made once per worker; with ``--dist loadgroup`` the group's tests all
+    go to one worker, so the smoke run is made once. ``tryfirst``: xdist reads the group marks
+    in its own hook of this name.
+    """
+    for item in items:
+        if "smoke_run" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("smoke_run"))
+
+
 @pytest.fixture(scope="session")
 def mirror() -> Path:
     """Directory holding the raw corpora (``KERNBENCH_MIRROR`` or ``../shared/data``).
