@@ -17,15 +17,29 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Put every test of the shared smoke run (:func:`smoke_run`) in one pytest-xdist group.
+    """Put every test of the shared smoke run (:func:`smoke_run`) in one pytest-xdist group, first.
 
     Session fixtures are made once per worker; with ``--dist loadgroup`` the group's tests all
-    go to one worker, so the smoke run is made once. ``tryfirst``: xdist reads the group marks
-    in its own hook of this name.
+    go to one worker, so the smoke run is made once. Collected first, the group starts at once
+    while the other workers take the rest. ``tryfirst``: xdist reads the group marks in its own
+    hook of this name.
     """
-    for item in items:
-        if "smoke_run" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("smoke_run"))
+    smoke = [item for item in items if "smoke_run" in getattr(item, "fixturenames", ())]
+    for item in smoke:
+        item.add_marker(pytest.mark.xdist_group("smoke_run"))
+    rest = [item for item in items if item not in smoke]
+    items[:] = smoke + rest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Fail a smoke-run test that pytest-xdist did not group: its worker would make the smoke run again."""
+    grouping = os.environ.get("PYTEST_XDIST_WORKER") and item.config.getvalue("loadgroup")
+    if grouping and "smoke_run" in item.fixturenames and "@" not in item.nodeid:
+        pytest.fail(
+            f"pytest-xdist did not group {item.nodeid} with the other tests of the smoke run: this pytest "
+            f"({pytest.__version__}) and pytest-xdist do not work together (see pyproject.toml)", pytrace=False
+        )
 
 
 @pytest.fixture(scope="session")
