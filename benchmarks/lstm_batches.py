@@ -11,7 +11,7 @@ Usage::
 
     python benchmarks/lstm_batches.py --prepared results/prepared/sst.parquet \
         --embeddings results/prepared/embeddings_glove6b50d.npz --dataset sst --system BiLSTM \
-        [--bucket-batches 1 50] [--epochs 3] [--threads 1] [--jit-compile]
+        [--bucket-batches 1 50] [--epochs 3] [--threads 1] [--jit-compile | --nondeterministic]
 """
 
 from __future__ import annotations
@@ -45,12 +45,20 @@ def main(argv=None) -> None:
     parser.add_argument("--bucket-batches", type=int, nargs="+", default=[1, 50], help="settings to compare")
     parser.add_argument("--epochs", type=int, default=3, help="epochs per setting (no early stopping)")
     parser.add_argument("--threads", type=int, default=1, help="TensorFlow intra- and inter-op threads")
-    parser.add_argument("--jit-compile", action="store_true", help="XLA-compiled training and prediction steps")
+    parser.add_argument(
+        "--jit-compile", action="store_true",
+        help="XLA-compiled training and prediction steps (with TensorFlow's op determinism off: Keras does not compile under it)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--nondeterministic", action="store_true",
+        help="op determinism off without XLA, the baseline of --jit-compile",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=20140823)
     parser.add_argument("--config", default="config.yaml", help="config whose lstm block gives Table 4")
     args = parser.parse_args(argv)
 
-    lstm.configure_tensorflow(args.threads)
+    deterministic = not (args.jit_compile or args.nondeterministic)
+    lstm.configure_tensorflow(args.threads, deterministic=deterministic)
     config = yaml.safe_load(Path(args.config).read_text())["lstm"]
     frame = pd.read_parquet(args.prepared)
     emb = load_embeddings(args.embeddings)
@@ -59,7 +67,10 @@ def main(argv=None) -> None:
     lengths = np.array([len(t) for t in frame.loc[frame["split"] == "train", "tokens"]])
 
     xla = "on" if args.jit_compile else "off"
-    print(f"machine: {platform.machine()} {platform.processor() or ''}; {args.threads} TensorFlow thread(s); XLA {xla}")
+    print(
+        f"machine: {platform.machine()} {platform.processor() or ''}; {args.threads} TensorFlow thread(s); XLA {xla}; "
+        f"op determinism {'on' if deterministic else 'off'}"
+    )
     print(f"{args.dataset} {args.system}: {len(lengths)} training sentences, batch {settings['batch_size']}")
     for bucket_batches in args.bucket_batches:
         result = lstm.train_lstm(

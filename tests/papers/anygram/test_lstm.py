@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -152,6 +154,28 @@ def test_padding_is_masked(bidirectional):
 
 def _padded_steps(batches, lengths):
     return sum(len(b) * lengths[b].max() for b in batches)
+
+
+_XLA_MODEL = """
+import numpy as np
+from kernbench.papers.anygram import lstm
+lstm.configure_tensorflow(1, deterministic={deterministic})
+matrix = lstm.embedding_matrix(np.zeros((5, 3), dtype=np.float32))
+model = lstm.build_model(matrix, n_classes=2, bidirectional=False, layers=1, hidden_size=2, dropout=0.0,
+                         learning_rate=0.01, aspect=False, jit_compile=True)
+print("jit_compile", model.jit_compile)
+"""
+
+
+@pytest.mark.parametrize(("deterministic", "compiled"), [(True, False), (False, True)])
+def test_xla_is_compiled_only_with_op_determinism_off(deterministic, compiled):
+    """Keras turns a requested XLA off under op determinism (every LSTM job's setting); the benchmark needs it off."""
+    run = subprocess.run(
+        [sys.executable, "-c", _XLA_MODEL.format(deterministic=deterministic)], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split()[-2:] == ["jit_compile", str(compiled)]
+    assert ("Proceeding with `jit_compile=False`" in run.stderr) is not compiled
 
 
 def test_epoch_batches_sort_pools_by_length_and_keep_every_sentence_once():

@@ -134,15 +134,18 @@ def planned_runs(config: dict) -> list[tuple[str, str, int]]:
     ]
 
 
-def configure_tensorflow(threads: int) -> None:
+def configure_tensorflow(threads: int, *, deterministic: bool = True) -> None:
     """Make TensorFlow deterministic and bound its thread pools to ``threads``.
 
     Call before TensorFlow runs its first op; later calls that ask for other
     thread counts are ignored with a warning (TensorFlow fixes them at start-up).
+    ``deterministic=False`` leaves op determinism off, for timing XLA, which Keras
+    does not compile under it (``benchmarks/lstm_batches.py --jit-compile``).
     """
     import tensorflow as tf
 
-    tf.config.experimental.enable_op_determinism()
+    if deterministic:
+        tf.config.experimental.enable_op_determinism()
     threading = tf.config.threading
     if (threading.get_intra_op_parallelism_threads(), threading.get_inter_op_parallelism_threads()) == (threads, threads):
         return
@@ -240,9 +243,9 @@ def build_model(
     trainable_embeddings : bool
         Update the embedding layer in training (Keras' default) or keep the pre-trained vectors.
     jit_compile : bool or "auto"
-        Compile the training and prediction steps with XLA. Keras' ``"auto"`` leaves XLA off while
-        TensorFlow's op determinism is on, as :func:`configure_tensorflow` sets it;
-        ``benchmarks/lstm_batches.py --jit-compile`` times True.
+        Compile the training and prediction steps with XLA. Keras leaves XLA off, even when asked for
+        True (with a warning), while TensorFlow's op determinism is on, as :func:`configure_tensorflow`
+        sets it; ``benchmarks/lstm_batches.py --jit-compile`` times True with determinism off.
 
     Returns
     -------
