@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kernbench.errors import DataError
-from kernbench.report.costs import cost_table, costs_markdown
+from kernbench.report.costs import cost_table, costs_markdown, read_benchmarks
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 
@@ -20,7 +20,7 @@ def test_jobs_are_summed_per_rule_with_a_total(tmp_path):
     _bench(tmp_path, "lstm/runs/anygram/sst/lstm/BiLSTM_seed1.tsv", 400.5, 390.0, 1200.0)
     _bench(tmp_path, "lstm/runs/anygram/sst/lstm/BiLSTM_seed2.tsv", 300.0, 280.0, 1300.0)
     _bench(tmp_path, "tables/tables/anygram.tsv", 20.0, 15.5, 300.0)
-    table = cost_table(tmp_path).set_index("rule")
+    table = cost_table(read_benchmarks(tmp_path)).set_index("rule")
     assert list(table.index) == ["lstm", "tables", "total"]
     assert table.loc["lstm", "jobs"] == 2
     assert table.loc["lstm", "wall_s"] == pytest.approx(700.5)
@@ -34,18 +34,18 @@ def test_jobs_are_summed_per_rule_with_a_total(tmp_path):
 
 def test_no_benchmarks_or_a_foreign_file_is_an_error(tmp_path):
     with pytest.raises(DataError, match="no benchmark files"):
-        cost_table(tmp_path)
+        cost_table(read_benchmarks(tmp_path))
     path = tmp_path / "benchmarks" / "jobs" / "x" / "y.tsv"
     path.parent.mkdir(parents=True)
     path.write_text("a\tb\n1\t2\n")
     with pytest.raises(DataError, match="y.tsv: not a Snakemake benchmark file"):
-        cost_table(tmp_path)
+        cost_table(read_benchmarks(tmp_path))
 
 
 def test_critical_chain_follows_what_each_job_waited_for(tmp_path):
     import os
 
-    from kernbench.report.costs import critical_chain, read_benchmarks
+    from kernbench.report.costs import critical_chain
 
     # Two cores from t = 1000 s: prepare (0-10) feeds the gram (10-60) and a baseline (10-20); a second
     # baseline (20-25) fills the free core; svm (60-90) waits for the gram; the table (92-95) for the svm.
@@ -60,6 +60,6 @@ def test_critical_chain_follows_what_each_job_waited_for(tmp_path):
     assert chain["start_s"].tolist() == pytest.approx([0, 10, 60, 92])
     assert chain["end_s"].tolist() == pytest.approx([10, 60, 90, 95])
     assert chain["waited_s"].tolist() == pytest.approx([0, 0, 0, 2])
-    text = costs_markdown(cost_table(tmp_path), chain)
+    text = costs_markdown(cost_table(read_benchmarks(tmp_path)), chain)
     assert "4 jobs over 95 s from the first job's start to the last job's end, 2 s of it between jobs" in text
     assert "| gram    |      1 |       50 |" in text

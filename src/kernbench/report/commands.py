@@ -239,7 +239,7 @@ def _cmd_costs(args) -> None:
     from kernbench.report.costs import cost_table, costs_markdown, critical_chain, read_benchmarks
 
     jobs = read_benchmarks(args.results_dir)
-    table = cost_table(args.results_dir, jobs)
+    table = cost_table(jobs)
     chain = critical_chain(jobs)
     if args.csv:
         write_text_atomic(args.csv, table.to_csv(index=False, float_format="%.2f"))

@@ -27,6 +27,11 @@ def read_benchmarks(results_dir) -> pd.DataFrame:
     """One row per job: ``rule`` (first folder under ``benchmarks/jobs``), ``job``, ``wall_s``, ``cpu_s``, ``rss_mb``.
 
     Also ``end``: the benchmark file's modification time (seconds since the epoch), when the job ended.
+
+    Raises
+    ------
+    DataError
+        If the run has no benchmark files, or a file is not a Snakemake benchmark file.
     """
     root = Path(results_dir) / "benchmarks" / "jobs"
     rows = []
@@ -46,28 +51,19 @@ def read_benchmarks(results_dir) -> pd.DataFrame:
             "rss_mb": float(rss),
             "end": path.stat().st_mtime,
         })
+    if not rows:
+        raise DataError(f"{results_dir}: no benchmark files under benchmarks/jobs (run the workflow first)")
     return pd.DataFrame(rows, columns=["rule", "job", "wall_s", "cpu_s", "rss_mb", "end"])
 
 
-def cost_table(results_dir, jobs: pd.DataFrame | None = None) -> pd.DataFrame:
+def cost_table(jobs: pd.DataFrame) -> pd.DataFrame:
     """Jobs, summed wall and CPU seconds, the longest job and the peak RSS per rule, and a ``total`` row.
 
     Parameters
     ----------
-    results_dir : path-like
-        The run's results directory.
-    jobs : pandas.DataFrame, optional
-        Its :func:`read_benchmarks`, when the caller has read them already.
-
-    Raises
-    ------
-    DataError
-        If the run has no benchmark files.
+    jobs : pandas.DataFrame
+        A run's jobs, from :func:`read_benchmarks`.
     """
-    if jobs is None:
-        jobs = read_benchmarks(results_dir)
-    if jobs.empty:
-        raise DataError(f"{results_dir}: no benchmark files under benchmarks/jobs (run the workflow first)")
     per_rule = jobs.groupby("rule", sort=True).agg(
         jobs=("job", "size"), wall_s=("wall_s", "sum"), cpu_s=("cpu_s", "sum"), longest_job_s=("wall_s", "max"),
         peak_rss_mb=("rss_mb", "max"),
