@@ -15,6 +15,10 @@ from kernbench.records import make_record
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+def _reads_smoke_run(item) -> bool:
+    return "smoke_run" in getattr(item, "fixturenames", ())
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Put every test of the shared smoke run (:func:`smoke_run`) in one pytest-xdist group, first.
@@ -24,10 +28,10 @@ def pytest_collection_modifyitems(config, items):
     while the other workers take the rest. ``tryfirst``: xdist reads the group marks in its own
     hook of this name.
     """
-    smoke = [item for item in items if "smoke_run" in getattr(item, "fixturenames", ())]
+    smoke = [item for item in items if _reads_smoke_run(item)]
+    rest = [item for item in items if not _reads_smoke_run(item)]
     for item in smoke:
         item.add_marker(pytest.mark.xdist_group("smoke_run"))
-    rest = [item for item in items if item not in smoke]
     items[:] = smoke + rest
 
 
@@ -35,7 +39,7 @@ def pytest_collection_modifyitems(config, items):
 def pytest_runtest_setup(item):
     """Fail a smoke-run test that pytest-xdist did not group: its worker would make the smoke run again."""
     grouping = os.environ.get("PYTEST_XDIST_WORKER") and item.config.getvalue("loadgroup")
-    if grouping and "smoke_run" in item.fixturenames and "@" not in item.nodeid:
+    if grouping and _reads_smoke_run(item) and "@" not in item.nodeid:
         pytest.fail(
             f"pytest-xdist did not group {item.nodeid} with the other tests of the smoke run: this pytest "
             f"({pytest.__version__}) and pytest-xdist do not work together (see pyproject.toml)", pytrace=False
