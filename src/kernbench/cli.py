@@ -173,7 +173,20 @@ def _command_modules():
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``kernbench`` command; return the process exit code."""
+    """Run the ``kernbench`` command; return the process exit code.
+
+    Called as the entry point (no ``argv``) inside a workflow run that has a warm worker
+    (:mod:`kernbench.warm_worker`), the command runs there instead.
+    """
+    if argv is None:
+        import os
+
+        from kernbench import warm_worker
+
+        socket_path = os.environ.get(warm_worker.SOCKET_ENV)
+        code = warm_worker.delegate(socket_path, sys.argv[1:]) if socket_path else None
+        if code is not None:
+            return code
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     args = build_parser().parse_args(argv)
     try:

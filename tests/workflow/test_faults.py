@@ -81,6 +81,10 @@ def test_killed_lstm_job_leaves_no_record_or_model_and_reruns(tmp_path):
     time.sleep(2.0)  # inside the job: TensorFlow loading or the model training
     os.kill(job, signal.SIGKILL)
     assert proc.wait(timeout=120) != 0
+    # The job's command ran in the warm worker; killing the job's process ended it there too, by a signal.
+    ledger = pd.read_csv(results / "benchmarks/warm_worker.tsv", sep="\t")
+    (status,) = ledger.loc[ledger["command"] == "lstm", "status"]
+    assert os.WIFSIGNALED(status)
     for suffix in (".json", ".predictions.parquet", ".keras"):
         assert not record.with_name(record.name.replace(".json", suffix)).exists()
 

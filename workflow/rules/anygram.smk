@@ -305,7 +305,7 @@ for _key, (_choice, _datasets, _systems, _settings) in anygram_sensitivity_jobs(
         log:
             f"{LOGS}/sensitivity/anygram/{_choice}.log",
         benchmark:
-            f"{BENCHMARKS}/anygram_sensitivity/{_choice}.tsv"
+            f"{BENCHMARKS}/anygram_sensitivity/sensitivity/anygram/{_choice}.tsv"
         conda:
             CONDA_ENV
         threads: ANYGRAM["threads"]

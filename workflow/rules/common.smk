@@ -20,6 +20,7 @@ from kernbench.config_check import integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
 from kernbench.workflow_lock import claim_results_dir, clear_stale_locks, record_owner, release_results_dir
 from kernbench.workflow_signals import interruption_message, remember_interrupts
+from kernbench import warm_worker
 
 
 with open(os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")) as _schema:
@@ -78,6 +79,7 @@ os.environ["KERNBENCH_CONFIG_HASH"] = config_hash(config)
 # process that no longer runs on this host are removed here, so rerunning the same command resumes.
 SNAKEMAKE_LOCKS = os.path.abspath(os.path.join(".snakemake", "locks"))
 RUN_RECORD = []  # this run's record in <results_dir>/.kernbench-runs, once claimed
+WARM_WORKER = []  # (process, socket path) of this run's warm worker, once started
 for _message in clear_stale_locks(SNAKEMAKE_LOCKS):
     print(f"kernbench: {_message}", file=sys.stderr)
 
@@ -90,9 +92,20 @@ onstart:
     # Snakemake's locks are per checkout; a second clone writing into the same results_dir is refused here.
     RUN_RECORD.append(claim_results_dir(RESULTS, os.getcwd()))
     remember_interrupts()
+    # Jobs run here (not on a cluster) hand their command to one warm process (kernbench.warm_worker).
+    if config["warm_worker"] and workflow.local_exec:
+        WARM_WORKER.append(warm_worker.start(RESULTS))
+        os.environ[warm_worker.SOCKET_ENV] = WARM_WORKER[0][1]
+
+
+def _stop_warm_worker():
+    if WARM_WORKER:
+        os.environ.pop(warm_worker.SOCKET_ENV, None)
+        warm_worker.stop(*WARM_WORKER.pop())
 
 
 onsuccess:
+    _stop_warm_worker()
     release_results_dir(RUN_RECORD[0] if RUN_RECORD else None)
     print(
         closing_message(
@@ -106,6 +119,7 @@ onsuccess:
 
 
 onerror:
+    _stop_warm_worker()
     release_results_dir(RUN_RECORD[0] if RUN_RECORD else None)
     if interruption_message():
         print(f"kernbench: {interruption_message()}", file=sys.stderr)

@@ -16,7 +16,7 @@ for _raw in BUILTIN_RAW:
         log:
             f"{LOGS}/fetch/{_raw}.log",
         benchmark:
-            f"{BENCHMARKS}/fetch/{_raw}.tsv"
+            f"{BENCHMARKS}/fetch/fetch/{_raw}.tsv"
         conda:
             CONDA_ENV
         priority: 2  # the data first: every chain starts from it
@@ -47,7 +47,7 @@ for _entry in CATALOG.values():
         log:
             f"{LOGS}/fetch/{_entry.raw}.log",
         benchmark:
-            f"{BENCHMARKS}/fetch/{_entry.raw}.tsv"
+            f"{BENCHMARKS}/fetch/fetch/{_entry.raw}.tsv"
         conda:
             CONDA_ENV
         priority: 2

@@ -46,7 +46,7 @@ rule significance_paper:
     log:
         f"{LOGS}/tables/significance/{{paper}}.log",
     benchmark:
-        f"{BENCHMARKS}/significance_paper/cache/significance/{{paper}}.tsv"
+        f"{BENCHMARKS}/significance_paper/tables/significance/{{paper}}.tsv"
     wildcard_constraints:
         paper="|".join(SIGNIFICANCE_PAPERS),
     conda:

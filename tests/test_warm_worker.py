@@ -1,0 +1,100 @@
+"""The warm worker: a ``kernbench`` command handed to it runs there, with the caller's streams, directory and exit code."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kernbench import warm_worker
+from kernbench.report.costs import read_benchmarks
+
+KERNBENCH = Path(sys.executable).with_name("kernbench")
+
+
+@pytest.fixture()
+def worker(tmp_path):
+    """A running worker for a run into ``tmp_path/results``: its socket path."""
+    process, path = warm_worker.start(tmp_path / "results")
+    yield path
+    warm_worker.stop(process, path)
+    assert process.returncode == 0
+    assert not os.path.exists(path)
+
+
+def _run(args, socket_path, *, cwd, log):
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "w") as out:
+        return subprocess.run(
+            [str(KERNBENCH), *args], cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+            env={**os.environ, warm_worker.SOCKET_ENV: socket_path},
+        )  # fmt: skip
+
+
+def _ledger(tmp_path):
+    return pd.read_csv(tmp_path / "results/benchmarks/warm_worker.tsv", sep="\t")
+
+
+def test_command_runs_in_the_worker_and_writes_to_the_callers_log(worker, tmp_path):
+    log = tmp_path / "results/logs/version.log"
+    run = _run(["--version"], worker, cwd=tmp_path, log=log)
+    assert run.returncode == 0
+    assert log.read_text() == f"kernbench {version('kernbench')}\n"
+    (row,) = _ledger(tmp_path).itertuples()
+    # Run by a child of the worker, whose own log records nothing of it.
+    assert row.log == str(log) and row.command == "--version" and row.status == 0
+    assert "kernbench" not in (tmp_path / "results/logs/warm_worker.log").read_text()
+    assert row.cpu_s >= 0 and row.max_rss_mb > 0
+
+
+def test_failing_command_keeps_its_exit_code_message_and_directory(worker, tmp_path):
+    log = tmp_path / "results/logs/costs.log"
+    run = _run(["costs", "missing_results"], worker, cwd=tmp_path, log=log)
+    assert run.returncode == 1
+    # The relative path is resolved in the caller's working directory.
+    assert log.read_text().strip() == (
+        "kernbench costs: error: missing_results: no benchmark files under benchmarks/jobs (run the workflow first)"
+    )
+    assert _ledger(tmp_path)["status"].tolist() == [256]  # wait status of exit code 1
+
+
+def test_usage_error_exits_as_argparse_does(worker, tmp_path):
+    log = tmp_path / "results/logs/usage.log"
+    assert _run(["no-such-command"], worker, cwd=tmp_path, log=log).returncode == 2
+    assert "invalid choice: 'no-such-command'" in log.read_text()
+
+
+def test_without_a_worker_the_command_runs_in_its_own_process(tmp_path):
+    log = tmp_path / "version.log"
+    assert _run(["--version"], str(tmp_path / "no-socket"), cwd=tmp_path, log=log).returncode == 0
+    assert log.read_text() == f"kernbench {version('kernbench')}\n"
+
+
+def test_costs_add_the_workers_cpu_and_memory_to_the_job(tmp_path):
+    results = tmp_path / "results"
+    bench = results / "benchmarks/jobs/baseline/runs/x/Triv.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+                     "10.0\t0:00:10\t30.0\t40\t20\t25\t0\t0\t1\t0.2\n")
+    other = results / "benchmarks/jobs/fetch/fetch/sst.tsv"
+    other.parent.mkdir(parents=True)
+    other.write_text(bench.read_text())
+    end = bench.stat().st_mtime
+    ledger = pd.DataFrame({
+        "log": [str(results / "logs/runs/x/Triv.log"), str(results / "logs/runs/x/Triv.log"), "/dev/elsewhere.log"],
+        "command": ["baseline"] * 3, "pid": [1, 2, 3],
+        "start": [end - 10.0, end - 1000.0, end - 10.0],  # the second row: an earlier run of the same job
+        "wall_s": [9.9, 9.9, 9.9], "cpu_s": [7.5, 99.0, 99.0], "max_rss_mb": [900.0, 5000.0, 5000.0],
+        "status": [0, 0, 0],
+    })  # fmt: skip
+    ledger.to_csv(results / "benchmarks/warm_worker.tsv", sep="\t", index=False)
+    jobs = read_benchmarks(results).set_index("job")
+    assert jobs.loc["baseline/runs/x/Triv", "cpu_s"] == pytest.approx(7.7)
+    assert jobs.loc["baseline/runs/x/Triv", "rss_mb"] == 900.0
+    assert jobs.loc["fetch/fetch/sst", "cpu_s"] == pytest.approx(0.2)  # no ledger row: as Snakemake measured it
+    assert jobs.loc["fetch/fetch/sst", "rss_mb"] == 30.0
