@@ -247,6 +247,7 @@ class _Server:
             connection.close()
             self.selector.close()
             self.listener.close()
+            _end_with_parent()
             for connection, pidfd, *_ in self.children.values():
                 connection.close()
                 os.close(pidfd)
@@ -293,6 +294,14 @@ class _Server:
             row = (log_path, command, pid, f"{begun:.3f}", f"{ended - begun:.3f}",
                    f"{usage.ru_utime + usage.ru_stime:.3f}", f"{usage.ru_maxrss / 1024:.1f}", status)
             _append_row(self.ledger, row)
+
+
+def _end_with_parent() -> None:
+    """Have the kernel kill this process if the worker ends first, so that no job's command outlives its client."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
 def _file_behind(fd: int) -> str | None:

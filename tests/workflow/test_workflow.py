@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -240,6 +241,18 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(smoke_run):
     expected = [(f"kernbench-{paper}", count) for paper, count in papers.items()]
     assert papers["anygram"] >= 6 and papers["fisher"] >= 2 and papers["ordinal"] >= 6
     assert mlflow_runs() == expected  # every run record logged exactly once
+
+    # Every job's command ran in the warm worker, and every benchmark file is joined to its job's log there
+    # (benchmarks/jobs/<rule>/<log path>.tsv), but the throughput benchmark's, a script of its own.
+    from kernbench.report.costs import read_benchmarks
+
+    ledger = pd.read_csv(results / "benchmarks/warm_worker.tsv", sep="\t")
+    assert (ledger["status"] == 0).all()
+    logs = Path(os.path.realpath(results / "logs"))
+    logged = {str(Path(os.path.realpath(p)).relative_to(logs).with_suffix("")) for p in ledger["log"]}
+    jobs = read_benchmarks(results)
+    assert {str(Path(*Path(job).parts[1:])) for job in jobs["job"]} - logged == {"benchmarks/anygram"}
+    assert len(ledger) >= len(jobs) - 1
 
     again = snakemake("--config", "profile=smoke", f"results_dir={results}")
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
