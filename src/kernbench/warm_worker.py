@@ -42,7 +42,8 @@ log = logging.getLogger(__name__)
 #: Environment variable naming the server's socket; set for the jobs of a run that has a warm worker.
 SOCKET_ENV = "KERNBENCH_WARM_WORKER"
 
-#: Modules the server imports, in this order, between requests (the first ones before it serves).
+#: Modules most commands use, which the server imports in this order between requests (the first ones
+#: before it serves any).
 PRELOAD = (
     "numpy",
     "pandas",
@@ -55,12 +56,15 @@ PRELOAD = (
     "sklearn.model_selection",
     "sklearn.metrics",
     "numba",
-    "tensorflow",
-    "keras",
-    "mlflow",
 )
 #: How many of :data:`PRELOAD` are imported before the server accepts its first request.
 PRELOAD_FIRST = 4
+#: Modules only some commands use: the server imports them when the first such command arrives, before
+#: forking it, so that a run without those commands (a single target, a test) does not pay for them.
+ON_DEMAND = {
+    "lstm": ("tensorflow", "keras"),
+    "track": ("mlflow", "keras"),
+}
 
 #: Seconds :func:`start` waits for the server's socket.
 START_TIMEOUT_S = 60.0
@@ -168,11 +172,7 @@ class _Server:
 
     def preload(self, count: int) -> None:
         for _ in range(min(count, len(self.pending))):
-            name = self.pending.pop(0)
-            try:
-                importlib.import_module(name)
-            except Exception as exc:  # noqa: BLE001 - a module that fails here fails in the job, with its own message
-                log.warning("warm worker: could not import %s (%s)", name, exc)
+            _import(self.pending.pop(0))
 
     def serve(self) -> None:
         signal.signal(signal.SIGTERM, self._stop)
@@ -213,6 +213,8 @@ class _Server:
             connection.close()
             return
         request = json.loads(message)
+        for name in ON_DEMAND.get(request["argv"][0] if request["argv"] else "", ()):
+            _import(name)
         log_path = _file_behind(fds[1])
         sys.stdout.flush()
         sys.stderr.flush()
@@ -294,6 +296,16 @@ class _Server:
             row = (log_path, command, pid, f"{begun:.3f}", f"{ended - begun:.3f}",
                    f"{usage.ru_utime + usage.ru_stime:.3f}", f"{usage.ru_maxrss / 1024:.1f}", status)
             _append_row(self.ledger, row)
+
+
+def _import(name: str) -> None:
+    """Import a module into the server; one that fails here fails in the job, with the job's own message."""
+    if name in sys.modules:
+        return
+    try:
+        importlib.import_module(name)
+    except Exception as exc:  # noqa: BLE001
+        log.warning("warm worker: could not import %s (%s)", name, exc)
 
 
 def _end_with_parent() -> None:
