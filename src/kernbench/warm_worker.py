@@ -185,7 +185,10 @@ class _Server:
             for key, _ in self.selector.select(timeout):
                 if key.data is None:
                     if not self.stopping:
-                        self._accept()
+                        try:
+                            self._accept()
+                        except OSError as exc:  # a client that ended while its request was read
+                            log.warning("warm worker: request dropped (%s)", exc)
                 elif key.data[0] == "exited":
                     self._reap(key.data[1])
                 else:
@@ -227,7 +230,11 @@ class _Server:
         pidfd = os.pidfd_open(pid)
         self.selector.register(pidfd, selectors.EVENT_READ, ("exited", pid))
         self.children[pid] = (connection, pidfd, request, begun, log_path)
-        connection.send(json.dumps({"pid": pid}).encode())
+        try:
+            connection.send(json.dumps({"pid": pid}).encode())
+        except OSError:  # the client ended while the command's libraries were imported
+            os.kill(pid, signal.SIGKILL)
+            return
         # The client sends nothing more: its end of the connection becomes readable only when it ends.
         self.selector.register(connection, selectors.EVENT_READ, ("client", pid))
 
