@@ -78,7 +78,7 @@ def delegate(socket_path: str, argv: list[str]) -> int | None:
     """Run ``kernbench argv`` in the warm worker at ``socket_path``; its exit code, or None if no worker answers.
 
     The standard streams, environment and working directory go with the request, so the
-    command writes where it would have written run here. SIGTERM, SIGINT and SIGHUP sent to
+    command writes where it would have written had it run here. SIGTERM, SIGINT and SIGHUP sent to
     this process are passed on to the command.
     """
     client = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -166,7 +166,7 @@ class _Server:
         self.listener.bind(socket_path)
         self.listener.listen(64)
         self.selector.register(self.listener, selectors.EVENT_READ, None)
-        self.children: dict[int, tuple] = {}  # pid -> (connection, pidfd, request, start)
+        self.children: dict[int, tuple] = {}  # pid -> (connection, pidfd, request, start, log path)
         self.stopping = False
         self.pending = list(PRELOAD)
 
@@ -184,11 +184,10 @@ class _Server:
             timeout = 0 if self.pending and not self.stopping else 1.0
             for key, _ in self.selector.select(timeout):
                 if key.data is None:
-                    if not self.stopping:
-                        try:
-                            self._accept()
-                        except OSError as exc:  # a client that ended while its request was read
-                            log.warning("warm worker: request dropped (%s)", exc)
+                    try:
+                        self._accept()
+                    except OSError as exc:  # a client that ended while its request was read
+                        log.warning("warm worker: request dropped (%s)", exc)
                 elif key.data[0] == "exited":
                     self._reap(key.data[1])
                 else:
@@ -201,6 +200,7 @@ class _Server:
         if self.stopping:
             return
         self.stopping = True
+        self.selector.unregister(self.listener)  # no new commands; a waiting client finds the connection closed
         for pid in self.children:
             try:
                 os.kill(pid, signal.SIGTERM)
