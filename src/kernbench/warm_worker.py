@@ -166,7 +166,7 @@ class _Server:
         self.listener.bind(socket_path)
         self.listener.listen(64)
         self.selector.register(self.listener, selectors.EVENT_READ, None)
-        self.children: dict[int, tuple] = {}  # pid -> (connection, pidfd, request, start, log path)
+        self.children: dict[int, tuple] = {}  # pid -> (connection, pidfd, command, start, log path)
         self.stopping = False
         self.pending = list(PRELOAD)
 
@@ -216,7 +216,8 @@ class _Server:
             connection.close()
             return
         request = json.loads(message)
-        for name in ON_DEMAND.get(request["argv"][0] if request["argv"] else "", ()):
+        command = request["argv"][0] if request["argv"] else ""
+        for name in ON_DEMAND.get(command, ()):
             _import(name)
         log_path = _file_behind(fds[1])
         sys.stdout.flush()
@@ -229,7 +230,7 @@ class _Server:
             os.close(fd)
         pidfd = os.pidfd_open(pid)
         self.selector.register(pidfd, selectors.EVENT_READ, ("exited", pid))
-        self.children[pid] = (connection, pidfd, request, begun, log_path)
+        self.children[pid] = (connection, pidfd, command, begun, log_path)
         try:
             connection.send(json.dumps({"pid": pid}).encode())
         except OSError:  # the client ended while the command's libraries were imported
@@ -257,8 +258,8 @@ class _Server:
             self.selector.close()
             self.listener.close()
             _end_with_parent()
-            for connection, pidfd, *_ in self.children.values():
-                connection.close()
+            for other, pidfd, *_ in self.children.values():
+                other.close()
                 os.close(pidfd)
             for signum in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(signum, signal.SIG_DFL)
@@ -286,7 +287,7 @@ class _Server:
                 os._exit(code)
 
     def _reap(self, pid: int) -> None:
-        connection, pidfd, request, begun, log_path = self.children.pop(pid)
+        connection, pidfd, command, begun, log_path = self.children.pop(pid)
         self.selector.unregister(pidfd)
         os.close(pidfd)
         if connection.fileno() in self.selector.get_map():
@@ -299,7 +300,6 @@ class _Server:
             pass  # the client is gone (Snakemake killed the job)
         connection.close()
         if log_path is not None:
-            command = request["argv"][0] if request["argv"] else ""
             row = (log_path, command, pid, f"{begun:.3f}", f"{ended - begun:.3f}",
                    f"{usage.ru_utime + usage.ru_stime:.3f}", f"{usage.ru_maxrss / 1024:.1f}", status)
             _append_row(self.ledger, row)
