@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -98,3 +99,37 @@ def test_costs_add_the_workers_cpu_and_memory_to_the_job(tmp_path):
     assert jobs.loc["baseline/runs/x/Triv", "rss_mb"] == 900.0
     assert jobs.loc["fetch/fetch/sst", "cpu_s"] == pytest.approx(0.2)  # no ledger row: as Snakemake measured it
     assert jobs.loc["fetch/fetch/sst", "rss_mb"] == 30.0
+
+
+def test_every_preload_entry_loads_and_covers_what_a_baseline_job_imports(tmp_path):
+    # A misspelt entry would only be logged by the worker and its jobs would import the module themselves;
+    # here every entry must load, and a Triv baseline job may then import no other library module.
+    script = """
+import importlib, json, sys
+from kernbench import warm_worker
+for entry in warm_worker.PRELOAD:
+    module, _, function = entry.partition(":")
+    loaded = importlib.import_module(module)
+    if function:
+        getattr(loaded, function)()
+before = set(sys.modules)
+from kernbench.cli import main
+code = main(sys.argv[1:])
+print(json.dumps([code, sorted(m for m in set(sys.modules) - before if not m.startswith("kernbench"))]))
+"""
+    prepared = tmp_path / "hotel.parquet"
+    pd.DataFrame(
+        {"id": ["a", "b", "c", "d"], "split": ["train", "train", "test", "test"], "label": [1, 5, 5, 1],
+         "text": ["bad room", "great view", "great stay", "bad bed"]}
+    ).to_parquet(prepared)
+    result = subprocess.run(
+        [sys.executable, "-c", script, "baseline", "--dataset", "reviews_hotel", "--system", "Triv",
+         "--prepared", str(prepared), "--params", '{"C": [1.0], "min_df": 1, "sublinear_tf": false, "svr_epsilon": 0.0}',
+         "--seed", "1", "--profile", "smoke", "--record", str(tmp_path / "r.json"),
+         "--predictions", str(tmp_path / "p.parquet")],
+        capture_output=True, text=True, check=True,
+    )
+    code, imported = json.loads(result.stdout.strip().splitlines()[-1])
+    assert code == 0, result.stderr
+    libraries = sorted({name.split(".")[0] for name in imported} - set(sys.stdlib_module_names))
+    assert libraries == [], f"imported by the job, not preloaded: {imported}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import sys
@@ -162,6 +163,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@functools.cache
+def cached_parser() -> argparse.ArgumentParser:
+    """:func:`build_parser`, built once per process (a warm worker builds it before forking the jobs)."""
+    return build_parser()
+
+
 def _command_modules():
     """Modules that add subcommands through ``register(subparsers)``: the generic layers', then each paper's."""
     import importlib
@@ -188,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         if code is not None:
             return code
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    args = build_parser().parse_args(argv)
+    args = cached_parser().parse_args(argv)
     try:
         args.func(args)
     except KernbenchError as exc:
