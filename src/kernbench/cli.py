@@ -9,7 +9,6 @@ import logging
 import sys
 import textwrap
 import time
-from importlib.metadata import version
 from pathlib import Path
 
 from kernbench.errors import KernbenchError
@@ -103,6 +102,8 @@ def _cmd_baseline(args) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``kernbench`` command."""
+    from importlib.metadata import version  # here, not at the top: every job's client process imports this module
+
     from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments
 
     parser = argparse.ArgumentParser(

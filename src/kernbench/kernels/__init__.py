@@ -9,6 +9,11 @@ the any-gram kernel's exact fast paths are :data:`kernbench.kernels.anygram.FAST
 
 from __future__ import annotations
 
+#: Rows of one block of the GEMM in the ``wess`` fast path (:mod:`kernbench.kernels.anygram`). A tiled Gram's
+#: row tiles are multiples of it, so that every product is computed as in the one-block Gram. It lives here so
+#: that planning a run does not load the jitted module.
+WESS_ROW_BLOCK = 256
+
 #: family -> (Gram function, self-similarity function), as ``"module:function"``.
 KERNEL_FUNCTIONS = {
     "agk": ("kernbench.kernels.anygram:anygram_gram", "kernbench.kernels.anygram:anygram_diag"),

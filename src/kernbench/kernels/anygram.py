@@ -46,6 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from kernbench.kernels import WESS_ROW_BLOCK
 from kernbench.kernels import _anygram_dp as dp
 from kernbench.progress import progress
 
@@ -60,7 +61,6 @@ _CHUNK = 256
 _WEST_TASK = 4096
 #: Rows and columns of one GEMM of the wess map: wide enough for BLAS, narrow enough in sentence length.
 #: A Gram matrix computed in row tiles that start at multiples of the row block is the same matrix.
-WESS_ROW_BLOCK = 256
 _WESS_ROWS, _WESS_COLS = WESS_ROW_BLOCK, 256
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import stats
 
 CONFIDENCE = 0.95
 
@@ -326,7 +325,10 @@ def bootstrap_interval(metric: str, y_true, ys, *, n_resamples: int, seed: int) 
     if ys.shape[-1] != y_true.size:
         raise ValueError(f"{metric}: {ys.shape[-1]} predictions for {y_true.size} items")
     values = resampled_metric(metric, y_true, ys, n_resamples=n_resamples, seed=seed)
-    # scipy.stats.bootstrap's percentile interval of the same resamples, computed as it does.
+    # scipy.stats.bootstrap's percentile interval of the same resamples, computed as it does (scipy.stats is
+    # imported here, not at the top: it takes a second, and planning a run imports this module).
+    from scipy import stats
+
     alpha = np.float64((1.0 - CONFIDENCE) / 2.0)
     low, high = stats.quantile(values, np.stack([alpha, 1 - alpha]), axis=-1)
     return float(low), float(high)
@@ -377,6 +379,8 @@ def paired_comparison(
     if metric == "accuracy" and metric_b in (None, "accuracy") and len(y_a) == len(y_b) == 1:
         right_a, right_b = y_a[0] == y_true, y_b[0] == y_true
         a_only, b_only = int((right_a & ~right_b).sum()), int((right_b & ~right_a).sum())
+        from scipy import stats
+
         p_mcnemar = 1.0 if a_only + b_only == 0 else float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue)
     return {
         "difference": diff,

@@ -17,7 +17,7 @@ import pandas as pd
 
 from kernbench.data import SPLITS
 from kernbench.errors import DataError
-from kernbench.kernels import kernel_functions
+from kernbench.kernels import WESS_ROW_BLOCK, kernel_functions
 from kernbench.papers.anygram.kernel_setting import SYSTEMS, KernelSetting, uses_theta
 from kernbench.progress import progress
 
@@ -122,9 +122,8 @@ def check_tile_rows(tile_rows: int) -> None:
     ----------
     tile_rows : int
         Rows per tile; a positive multiple of the wess GEMM's row block
-        (:data:`kernbench.kernels.anygram.WESS_ROW_BLOCK`).
+        (:data:`kernbench.kernels.WESS_ROW_BLOCK`).
     """
-    from kernbench.kernels.anygram import WESS_ROW_BLOCK
 
     if tile_rows <= 0 or tile_rows % WESS_ROW_BLOCK:
         raise ValueError(
@@ -155,7 +154,7 @@ def compute_gram_tile(frame, encoder, *, system, lam, theta=None, split, start, 
 
     Assembled in order, the tiles of a split equal, bit for bit, the same
     matrix computed as one X-against-Y block (tiles start at multiples of
-    :data:`kernbench.kernels.anygram.WESS_ROW_BLOCK`, so every product is repeated as it is). For ``train``
+    :data:`kernbench.kernels.WESS_ROW_BLOCK`, so every product is repeated as it is). For ``train``
     that block is the X-against-Y form of the symmetric matrix that
     :func:`compute_grams` builds, equal to it up to round-off.
 
