@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kernbench import warm_worker
+from kernbench import warm_client, warm_worker
 from kernbench.report.costs import read_benchmarks
 
 KERNBENCH = Path(sys.executable).with_name("kernbench")
@@ -33,7 +33,7 @@ def _run(args, socket_path, *, cwd, log):
     with open(log, "w") as out:
         return subprocess.run(
             [str(KERNBENCH), *args], cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-            env={**os.environ, warm_worker.SOCKET_ENV: socket_path},
+            env={**os.environ, warm_client.SOCKET_ENV: socket_path},
         )  # fmt: skip
 
 

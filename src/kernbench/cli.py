@@ -181,20 +181,11 @@ def _command_modules():
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``kernbench`` command; return the process exit code.
+    """Run the ``kernbench`` command ``argv`` (default: ``sys.argv[1:]``) here; return the process exit code.
 
-    Called as the entry point (no ``argv``) inside a workflow run that has a warm worker
-    (:mod:`kernbench.warm_worker`), the command runs there instead.
+    The ``kernbench`` entry point is :func:`kernbench.warm_client.main`, which hands the command to the run's
+    warm worker when it has one and calls this otherwise.
     """
-    if argv is None:
-        import os
-
-        from kernbench import warm_worker
-
-        socket_path = os.environ.get(warm_worker.SOCKET_ENV)
-        code = warm_worker.delegate(socket_path, sys.argv[1:]) if socket_path else None
-        if code is not None:
-            return code
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     args = cached_parser().parse_args(argv)
     try:

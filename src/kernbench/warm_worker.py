@@ -5,7 +5,7 @@ run most of a job's time is importing numpy, pandas, scikit-learn, numba, Tensor
 With the warm worker, Snakemake starts one server per run (:func:`start`, from the
 workflow's ``onstart``) that imports those libraries once; the ``kernbench`` entry point
 of each job then hands its arguments, environment, working directory and standard
-streams to the server (:func:`delegate`), which forks a child to run the command and
+streams to the server (:func:`kernbench.warm_client.delegate`), which forks a child to run the command and
 reports its exit status back. The job's command, output files and log stay the same;
 only the imports are shared.
 
@@ -37,10 +37,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from kernbench.warm_client import MESSAGE_BYTES
+
 log = logging.getLogger(__name__)
 
-#: Environment variable naming the server's socket; set for the jobs of a run that has a warm worker.
-SOCKET_ENV = "KERNBENCH_WARM_WORKER"
 
 #: What the workflow's commands load, which the server loads in this order between requests (the first ones
 #: before it serves any): a module name, or ``module:function`` for a function to call once.
@@ -92,45 +92,6 @@ START_TIMEOUT_S = 60.0
 
 LEDGER_COLUMNS = ("log", "command", "pid", "start", "wall_s", "cpu_s", "max_rss_mb", "status")
 
-_MESSAGE_BYTES = 1 << 20
-
-
-def delegate(socket_path: str, argv: list[str]) -> int | None:
-    """Run ``kernbench argv`` in the warm worker at ``socket_path``; its exit code, or None if no worker answers.
-
-    The standard streams, environment and working directory go with the request, so the
-    command writes where it would have written had it run here. SIGTERM, SIGINT and SIGHUP sent to
-    this process are passed on to the command.
-    """
-    client = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    try:
-        client.connect(socket_path)
-    except OSError:
-        client.close()
-        return None
-    request = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
-    with client:
-        socket.send_fds(client, [request], [0, 1, 2])
-        started = client.recv(_MESSAGE_BYTES)
-        if not started:
-            print("kernbench: the warm worker closed the connection before starting the command", file=sys.stderr)
-            return 1
-        child = json.loads(started)["pid"]
-
-        def forward(signum, _frame):
-            try:
-                os.kill(child, signum)
-            except ProcessLookupError:
-                pass
-
-        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(signum, forward)
-        finished = client.recv(_MESSAGE_BYTES)
-    if not finished:
-        print(f"kernbench: the warm worker stopped while running the command (pid {child})", file=sys.stderr)
-        return 1
-    status = json.loads(finished)["status"]
-    return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
 def start(results_dir: str | os.PathLike) -> tuple[subprocess.Popen, str]:
@@ -230,7 +191,7 @@ class _Server:
 
     def _accept(self) -> None:
         connection, _ = self.listener.accept()
-        message, fds, _, _ = socket.recv_fds(connection, _MESSAGE_BYTES, 3)
+        message, fds, _, _ = socket.recv_fds(connection, MESSAGE_BYTES, 3)
         if len(fds) != 3:
             for fd in fds:
                 os.close(fd)

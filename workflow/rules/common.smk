@@ -20,7 +20,7 @@ from kernbench.config_check import integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
 from kernbench.workflow_lock import claim_results_dir, clear_stale_locks, record_owner, release_results_dir
 from kernbench.workflow_signals import interruption_message, remember_interrupts
-from kernbench import warm_worker
+from kernbench import warm_client, warm_worker
 
 
 with open(os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")) as _schema:
@@ -95,12 +95,12 @@ onstart:
     # Jobs run here (not on a cluster) hand their command to one warm process (kernbench.warm_worker).
     if config["warm_worker"] and workflow.local_exec:
         WARM_WORKER.append(warm_worker.start(RESULTS))
-        os.environ[warm_worker.SOCKET_ENV] = WARM_WORKER[0][1]
+        os.environ[warm_client.SOCKET_ENV] = WARM_WORKER[0][1]
 
 
 def _stop_warm_worker():
     if WARM_WORKER:
-        os.environ.pop(warm_worker.SOCKET_ENV, None)
+        os.environ.pop(warm_client.SOCKET_ENV, None)
         warm_worker.stop(*WARM_WORKER.pop())
 
 
