@@ -101,13 +101,23 @@ def test_costs_add_the_workers_cpu_and_memory_to_the_job(tmp_path):
     assert jobs.loc["fetch/fetch/sst", "rss_mb"] == 30.0
 
 
-def test_every_preload_entry_loads_and_covers_what_a_baseline_job_imports(tmp_path):
-    # A misspelt entry would only be logged by the worker and its jobs would import the module themselves;
-    # here every entry must load, and a Triv baseline job may then import no other library module.
+def test_on_demand_entries_name_commands_and_load():
+    # A misspelt command or module would only be logged by the worker, and its jobs would import for themselves.
+    from kernbench.cli import build_parser
+
+    (commands,) = [action.choices for action in build_parser()._actions if action.dest == "command"]
+    assert set(warm_worker.ON_DEMAND) <= set(commands)
+    entries = sorted({e for group in warm_worker.ON_DEMAND.values() for e in group} - {"tensorflow", "keras", "mlflow"})
+    script = "import importlib\nfor e in %r:\n    m, _, f = e.partition(':')\n    x = importlib.import_module(m)\n    f and getattr(x, f)()" % entries
+    subprocess.run([sys.executable, "-c", script], check=True)
+
+
+def test_preload_covers_what_a_baseline_job_imports(tmp_path):
+    # After the entries a baseline job gets, a Triv baseline may import no other library module.
     script = """
 import importlib, json, sys
 from kernbench import warm_worker
-for entry in warm_worker.PRELOAD:
+for entry in (*warm_worker.PRELOAD, *warm_worker.ON_DEMAND["baseline"]):
     module, _, function = entry.partition(":")
     loaded = importlib.import_module(module)
     if function:

@@ -42,8 +42,8 @@ from kernbench.warm_client import MESSAGE_BYTES
 log = logging.getLogger(__name__)
 
 
-#: What the workflow's commands load, which the server loads in this order between requests (the first ones
-#: before it serves any): a module name, or ``module:function`` for a function to call once.
+#: What every command loads, which the server loads in this order (the first :data:`PRELOAD_FIRST` before it
+#: serves any request, the rest between requests): a module name, or ``module:function`` for a function to call.
 PRELOAD = (
     "numpy",
     "pandas",
@@ -53,6 +53,11 @@ PRELOAD = (
     "pandas.core.arrays.arrow.extension_types",
     "kernbench.cli",
     "kernbench.cli:cached_parser",  # imports every command module
+)
+#: How many of :data:`PRELOAD` are loaded before the server accepts its first request.
+PRELOAD_FIRST = 7
+
+_SCIKIT_LEARN = (
     "scipy.stats",
     "sklearn.svm",
     "sklearn.linear_model",
@@ -60,31 +65,36 @@ PRELOAD = (
     "sklearn.model_selection",
     "sklearn.metrics",
     "kernbench.metrics",  # imbalanced-learn, which brings pytest in through sklearn-compat
-    "kernbench.records",
-    "kernbench.baselines",
-    "kernbench.learners.svm",
-    "kernbench.papers.ordinal.runner",
-    "numba",
-    "scipy.linalg.cython_blas",  # what numba binds BLAS calls to
-    "kernbench.warm_worker:ready_numba",
-    "kernbench.kernels.anygram",
-    "kernbench.kernels.fisher",
-    "kernbench.kernels.ngtk",
-    "kernbench.papers.anygram.experiment",
-    "kernbench.papers.fisher.experiment",
-    "kernbench.report.tables",
-    "tabulate",
-    "kernbench.report.significance",
-    "kernbench.report.sensitivity",
-    "kernbench.report.plotting:pyplot",
 )
-#: How many of :data:`PRELOAD` are imported before the server accepts its first request.
-PRELOAD_FIRST = 7
-#: Modules only some commands use: the server imports them when the first such command arrives, before
-#: forking it, so that a run without those commands (a single target, a test) does not pay for them.
+_NUMBA = ("numba", "scipy.linalg.cython_blas", "kernbench.warm_worker:ready_numba")  # cython_blas: numba's BLAS
+_ANYGRAM = (*_NUMBA, "kernbench.kernels.anygram", "kernbench.kernels.ngtk", "kernbench.papers.anygram.experiment")
+_FISHER = (*_SCIKIT_LEARN, *_NUMBA, "kernbench.kernels.fisher", "kernbench.papers.fisher.experiment")
+_REPORT = ("scipy.stats", "kernbench.report.tables", "tabulate", "kernbench.report.significance")
+_PLOTS = ("kernbench.report.plotting:pyplot",)
+
+#: What some commands load: the server loads an entry when the first command that needs it arrives, before
+#: forking it, so that a run without such commands (a single target, a test) does not pay for it, and the
+#: later ones find it loaded.
 ON_DEMAND = {
-    "lstm": ("tensorflow", "keras"),
-    "track": ("mlflow", "keras"),
+    "baseline": (*_SCIKIT_LEARN, "kernbench.baselines"),
+    "ordinal-run": (*_SCIKIT_LEARN, "kernbench.papers.ordinal.runner"),
+    "ordinal-claims": _REPORT,
+    "fisher-features": _FISHER,
+    "fisher-svm": _FISHER,
+    "fisher-sensitivity": (*_FISHER, "kernbench.report.sensitivity"),
+    "anygram-gram": _ANYGRAM,
+    "anygram-gram-tile": _ANYGRAM,
+    "anygram-svm": (*_SCIKIT_LEARN, *_ANYGRAM, "kernbench.learners.svm"),
+    "anygram-sensitivity": (*_SCIKIT_LEARN, *_ANYGRAM, "kernbench.learners.svm", "kernbench.report.sensitivity"),
+    "lstm": ("tensorflow", "keras", "kernbench.metrics"),
+    "lstm-sensitivity": ("kernbench.report.sensitivity",),
+    "tables": _REPORT,
+    "report-table": _REPORT,
+    "significance": _REPORT,
+    "significance-merge": _REPORT,
+    "sensitivity": _REPORT,
+    "figure": _PLOTS,
+    "track": ("mlflow", "keras", *_PLOTS),
 }
 
 #: Seconds :func:`start` waits for the server's socket.
@@ -288,16 +298,23 @@ class _Server:
 
 
 def _import(name: str) -> None:
-    """Load one :data:`PRELOAD` entry into the server; one that fails here fails in the job, with the job's own message."""
-    module_name, _, function = name.partition(":")
-    if not function and module_name in sys.modules:
+    """Load one :data:`PRELOAD` or :data:`ON_DEMAND` entry into the server, once.
+
+    One that fails here fails in the job, with the job's own message.
+    """
+    if name in _LOADED:
         return
+    _LOADED.add(name)
+    module_name, _, function = name.partition(":")
     try:
         module = importlib.import_module(module_name)
         if function:
             getattr(module, function)()
     except Exception as exc:  # noqa: BLE001
         log.warning("warm worker: could not load %s (%s)", name, exc)
+
+
+_LOADED: set[str] = set()
 
 
 def ready_numba() -> None:
