@@ -76,24 +76,28 @@ _PLOTS = ("kernbench.report.plotting:pyplot",)
 #: forking it, so that a run without such commands (a single target, a test) does not pay for it, and the
 #: later ones find it loaded.
 ON_DEMAND = {
+    "prepare": ("kernbench.data.prepare",),  # the dev split's scikit-learn
     "baseline": (*_SCIKIT_LEARN, "kernbench.baselines"),
     "ordinal-run": (*_SCIKIT_LEARN, "kernbench.papers.ordinal.runner"),
     "ordinal-claims": _REPORT,
+    "ordinal-sensitivity": (*_SCIKIT_LEARN, "kernbench.papers.ordinal.runner"),
     "fisher-features": _FISHER,
     "fisher-svm": _FISHER,
     "fisher-sensitivity": (*_FISHER, "kernbench.report.sensitivity"),
     "anygram-gram": _ANYGRAM,
     "anygram-gram-tile": _ANYGRAM,
+    "anygram-gram-assemble": _ANYGRAM,
     "anygram-svm": (*_SCIKIT_LEARN, *_ANYGRAM, "kernbench.learners.svm"),
     "anygram-sensitivity": (*_SCIKIT_LEARN, *_ANYGRAM, "kernbench.learners.svm", "kernbench.report.sensitivity"),
     "lstm": ("tensorflow", "keras", "kernbench.metrics"),
-    "lstm-sensitivity": ("kernbench.report.sensitivity",),
+    "lstm-sensitivity": ("scipy.stats", "kernbench.report.sensitivity"),
     "tables": _REPORT,
     "report-table": _REPORT,
     "significance": _REPORT,
     "significance-merge": _REPORT,
     "sensitivity": _REPORT,
     "figure": _PLOTS,
+    "costs": ("tabulate",),
     "track": ("mlflow", "keras", *_PLOTS),
 }
 
