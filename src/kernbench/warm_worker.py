@@ -42,8 +42,8 @@ from kernbench.warm_client import MESSAGE_BYTES
 log = logging.getLogger(__name__)
 
 
-#: What every command loads, which the server loads in this order (the first :data:`PRELOAD_FIRST` before it
-#: serves any request, the rest between requests): a module name, or ``module:function`` for a function to call.
+#: What every command loads, which the server loads before it serves any request: a module name, or
+#: ``module:function`` for a function to call.
 PRELOAD = (
     "numpy",
     "pandas",
@@ -54,8 +54,6 @@ PRELOAD = (
     "kernbench.cli",
     "kernbench.cli:cached_parser",  # imports every command module
 )
-#: How many of :data:`PRELOAD` are loaded before the server accepts its first request.
-PRELOAD_FIRST = 7
 
 _SCIKIT_LEARN = (
     "scipy.stats",
@@ -164,21 +162,16 @@ class _Server:
         self.selector.register(self.listener, selectors.EVENT_READ, None)
         self.children: dict[int, tuple] = {}  # pid -> (connection, pidfd, command, start, log path)
         self.stopping = False
-        self.pending = list(PRELOAD)
-
-    def preload(self, count: int) -> None:
-        for _ in range(min(count, len(self.pending))):
-            _import(self.pending.pop(0))
 
     def serve(self) -> None:
         signal.signal(signal.SIGTERM, self._stop)
         signal.signal(signal.SIGINT, self._stop)
-        self.preload(PRELOAD_FIRST)
+        for entry in PRELOAD:
+            _import(entry)
         while not self.stopping or self.children:
             if os.getppid() != self.parent:
                 self._stop()
-            timeout = 0 if self.pending and not self.stopping else 1.0
-            for key, _ in self.selector.select(timeout):
+            for key, _ in self.selector.select(1.0):
                 if key.data is None:
                     try:
                         self._accept()
@@ -188,8 +181,6 @@ class _Server:
                     self._reap(key.data[1])
                 else:
                     self._client_gone(key.data[1])
-            if self.pending and not self.stopping and not self.selector.select(0):
-                self.preload(1)
         self.listener.close()
 
     def _stop(self, *_args) -> None:
