@@ -108,20 +108,17 @@ def test_on_demand_entries_name_commands_and_load():
     (commands,) = [action.choices for action in build_parser()._actions if action.dest == "command"]
     assert set(warm_worker.ON_DEMAND) <= set(commands)
     entries = sorted({e for group in warm_worker.ON_DEMAND.values() for e in group} - {"tensorflow", "keras", "mlflow"})
-    script = "import importlib\nfor e in %r:\n    m, _, f = e.partition(':')\n    x = importlib.import_module(m)\n    f and getattr(x, f)()" % entries
+    script = f"from kernbench import warm_worker\nfor entry in {entries!r}:\n    warm_worker.load(entry)"
     subprocess.run([sys.executable, "-c", script], check=True)
 
 
 def test_preload_covers_what_a_baseline_job_imports(tmp_path):
     # After the entries a baseline job gets, a Triv baseline may import no other library module.
     script = """
-import importlib, json, sys
+import json, sys
 from kernbench import warm_worker
 for entry in (*warm_worker.PRELOAD, *warm_worker.ON_DEMAND["baseline"]):
-    module, _, function = entry.partition(":")
-    loaded = importlib.import_module(module)
-    if function:
-        getattr(loaded, function)()
+    warm_worker.load(entry)
 before = set(sys.modules)
 from kernbench.cli import main
 code = main(sys.argv[1:])

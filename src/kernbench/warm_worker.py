@@ -292,21 +292,24 @@ class _Server:
             _append_row(self.ledger, row)
 
 
-def _import(name: str) -> None:
-    """Load one :data:`PRELOAD` or :data:`ON_DEMAND` entry into the server, once.
+def load(entry: str) -> None:
+    """Load one :data:`PRELOAD` or :data:`ON_DEMAND` entry here: import the module, and call the function of
+    a ``module:function`` entry."""
+    module_name, _, function = entry.partition(":")
+    module = importlib.import_module(module_name)
+    if function:
+        getattr(module, function)()
 
-    One that fails here fails in the job, with the job's own message.
-    """
-    if name in _LOADED:
+
+def _import(entry: str) -> None:
+    """:func:`load` an entry into the server, once; one that fails here fails in the job, with the job's own message."""
+    if entry in _LOADED:
         return
-    _LOADED.add(name)
-    module_name, _, function = name.partition(":")
+    _LOADED.add(entry)
     try:
-        module = importlib.import_module(module_name)
-        if function:
-            getattr(module, function)()
+        load(entry)
     except Exception as exc:  # noqa: BLE001
-        log.warning("warm worker: could not load %s (%s)", name, exc)
+        log.warning("warm worker: could not load %s (%s)", entry, exc)
 
 
 _LOADED: set[str] = set()
