@@ -228,6 +228,35 @@ def test_unreachable_tracking_server_fails_clearly_and_keeps_records(tmp_path, m
     assert all(r.exists() for r in records) and not manifest.exists()
 
 
+def _track(records, tmp_path, manifest, *previous):
+    return subprocess.run(
+        [sys.executable, "-m", "kernbench.cli", "track", "--records", *map(str, records), "--results-dir",
+         str(tmp_path), "--manifest", str(manifest), "--previous", *map(str, previous)],
+        capture_output=True, text=True,
+    )
+
+
+def test_track_starts_its_manifest_with_the_previous_papers_and_refuses_a_broken_one(tmp_path):
+    records = _records(tmp_path)
+    earlier = tmp_path / "tracking/papers/ordinal.tsv"
+    earlier.parent.mkdir(parents=True)
+    earlier.write_text("run_key\trun_id\trun_name\tstatus\nordinal/x\tabc\tx\tlogged\n")
+    broken = tmp_path / "broken.tsv"
+    broken.write_text("run_key\trun_id\nordinal/x\tabc\n")
+    manifest = tmp_path / "tracking/papers/anygram.tsv"
+
+    result = _track(records, tmp_path, manifest, earlier, broken)
+    assert result.returncode == 1
+    assert str(broken) in result.stderr and "run_name, status" in result.stderr
+    assert not manifest.exists() and not (tmp_path / "mlflow.db").exists()  # checked before anything is logged
+
+    result = _track(records, tmp_path, manifest, earlier)
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = pd.read_csv(manifest, sep="\t")
+    assert rows["run_key"].tolist()[:1] == ["ordinal/x"] and len(rows) == 1 + len(records)
+    assert rows["status"].tolist() == ["logged"] * (1 + len(records))
+
+
 def test_track_failing_mid_run_is_redone_on_rerun(tmp_path):
     """A run whose logging stopped part-way (here: an artifact that cannot be copied) is not kept as logged."""
     from mlflow.tracking import MlflowClient

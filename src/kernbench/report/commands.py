@@ -8,7 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
-from kernbench.errors import KernbenchError
+from kernbench.errors import DataError, KernbenchError
 from kernbench.runs import add_input_arguments, add_plumbing
 
 log = logging.getLogger("kernbench")
@@ -24,14 +24,40 @@ def _cmd_track(args) -> None:
     from kernbench.report.tracking import default_tracking_uri, log_records
 
     uri = args.tracking_uri or default_tracking_uri(args.results_dir)
+    previous = [read_manifest(path) for path in args.previous]
     manifest = log_records(
         args.records, tracking_uri=uri, artifact_root=Path(args.results_dir) / "mlartifacts",
         table_paths=args.tables, figure_paths=args.figures, prepared_dir=Path(args.results_dir) / "prepared",
         subsets=json.loads(args.subsets),
     )
-    frame = pd.DataFrame(manifest, columns=["run_key", "run_id", "run_name", "status"])
-    write_text_atomic(args.manifest, frame.to_csv(sep="\t", index=False))
+    frame = pd.DataFrame(manifest, columns=list(MANIFEST_COLUMNS))
     log.info("MLflow %s: %s", uri, frame["status"].value_counts().to_dict())
+    frame = pd.concat([*previous, frame], ignore_index=True)
+    write_text_atomic(args.manifest, frame.to_csv(sep="\t", index=False))
+
+
+#: Columns of a tracking manifest (``kernbench track --manifest``).
+MANIFEST_COLUMNS = ("run_key", "run_id", "run_name", "status")
+
+
+def read_manifest(path):
+    """A tracking manifest written by ``kernbench track``.
+
+    Raises
+    ------
+    DataError
+        If the file cannot be read or lacks one of `MANIFEST_COLUMNS`; the message names the file.
+    """
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{path}: not a readable tracking manifest ({exc})") from exc
+    missing = [c for c in MANIFEST_COLUMNS if c not in frame]
+    if missing:
+        raise DataError(f"{path}: tracking manifest lacks the column(s) {', '.join(missing)}")
+    return frame[list(MANIFEST_COLUMNS)]
 
 
 def _cmd_tables(args) -> None:
@@ -50,6 +76,8 @@ def _register_tables(subparsers) -> None:
     p.add_argument("--tracking-uri", default="",
                    help="MLflow tracking URI (default: sqlite at <results_dir>/mlflow.db)")
     p.add_argument("--manifest", required=True, help="TSV of run key, MLflow run id and status to write")
+    p.add_argument("--previous", nargs="*", default=[],
+                   help="manifests of earlier track jobs of the run, whose rows the manifest starts with")
     p.add_argument("--tables", nargs="*", default=[], help="comparison tables: paper values, deltas, intervals")
     p.add_argument("--figures", nargs="*", default=[], help="figures for the per-paper summary runs")
     p.add_argument("--subsets", default="{}", help='JSON {table: {"xi": [levels]}}: levels that get a child run')

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -343,9 +344,7 @@ def _dataset(ids, aspect, labels, batch_size: int, *, shuffle_seed: int | None, 
             x = pad_batch([ids[i] for i in idx], None if aspect is None else [aspect[i] for i in idx])
             yield x, labels[idx]
 
-    x_spec = tf.TensorSpec((None, None), tf.int32)
-    if aspect is not None:
-        x_spec = {"tokens": x_spec, "aspect": tf.TensorSpec((None, None, 1), tf.float32)}
+    x_spec = _input_spec(aspect=aspect is not None)
     dataset = tf.data.Dataset.from_generator(batches, output_signature=(x_spec, tf.TensorSpec((None,), tf.int32)))
     # A known length lets Keras count steps from the first epoch on.
     return dataset.apply(tf.data.experimental.assert_cardinality(-(-n // batch_size)))
@@ -356,14 +355,47 @@ def by_length(lengths: np.ndarray) -> np.ndarray:
     return np.argsort(np.asarray(lengths), kind="stable")
 
 
+def _input_spec(*, aspect: bool):
+    """The ``tf.TensorSpec`` of a padded batch's model input (:func:`pad_batch`), any batch size and length."""
+    import tensorflow as tf
+
+    tokens = tf.TensorSpec((None, None), tf.int32)
+    return {"tokens": tokens, "aspect": tf.TensorSpec((None, None, 1), tf.float32)} if aspect else tokens
+
+
+#: ``{model: forward function}`` of :func:`_forward`, dropped with the model.
+_FORWARD = weakref.WeakKeyDictionary()
+
+
+def _forward(model, *, aspect: bool):
+    """``model(x, training=False)`` as one TensorFlow graph for every batch shape.
+
+    It computes what ``model.predict`` computes for a batch. ``predict`` traces its step twice, for the
+    first batch's shape and then for any shape, and each trace is then optimised on its first call; on a
+    small run that is a large part of a job. The input signature here leaves the batch size and the length
+    open, so the graph is traced once per model.
+    """
+    forward = _FORWARD.get(model)
+    if forward is None:
+        import tensorflow as tf
+
+        forward = tf.function(
+            lambda x: model(x, training=False), input_signature=[_input_spec(aspect=aspect)],
+            jit_compile=bool(model.jit_compile),
+        )  # fmt: skip
+        _FORWARD[model] = forward
+    return forward
+
+
 def predict_proba(model, ids, aspect, batch_size: int = PREDICT_BATCH) -> np.ndarray:
     """Class probabilities for encoded sentences, in input order (computed in length order)."""
     if not ids:
         return np.zeros((0, model.output_shape[-1]), np.float32)
-    dummy = np.zeros(len(ids), dtype=np.int32)
-    sorted_proba = model.predict(_dataset(ids, aspect, dummy, batch_size, shuffle_seed=None), verbose=0)
-    proba = np.empty_like(sorted_proba)
-    proba[by_length([len(s) for s in ids])] = sorted_proba
+    forward = _forward(model, aspect=aspect is not None)
+    proba = np.empty((len(ids), model.output_shape[-1]), np.float32)
+    for idx in _in_batches(by_length([len(s) for s in ids]), batch_size):
+        x = pad_batch([ids[i] for i in idx], None if aspect is None else [aspect[i] for i in idx])
+        proba[idx] = forward(x).numpy()
     return proba
 
 
