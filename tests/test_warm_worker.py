@@ -101,12 +101,14 @@ def test_costs_add_the_workers_cpu_and_memory_to_the_job(tmp_path):
     assert jobs.loc["fetch/fetch/sst", "rss_mb"] == 30.0
 
 
-def test_on_demand_entries_name_commands_and_load():
+def test_on_demand_entries_name_every_command_and_load():
     # A misspelt command or module would only be logged by the worker, and its jobs would import for themselves.
     from kernbench.cli import build_parser
 
     (commands,) = [action.choices for action in build_parser()._actions if action.dest == "command"]
     assert set(warm_worker.ON_DEMAND) <= set(commands)
+    assert not set(warm_worker.ON_DEMAND) & warm_worker.PRELOAD_ONLY
+    assert set(warm_worker.ON_DEMAND) | warm_worker.PRELOAD_ONLY == set(commands)
     entries = sorted({e for group in warm_worker.ON_DEMAND.values() for e in group} - {"tensorflow", "keras", "mlflow"})
     script = f"from kernbench import warm_worker\nfor entry in {entries!r}:\n    warm_worker.load(entry)"
     subprocess.run([sys.executable, "-c", script], check=True)

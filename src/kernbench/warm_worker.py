@@ -97,7 +97,14 @@ ON_DEMAND = {
     "figure": _PLOTS,
     "costs": ("tabulate",),
     "track": ("mlflow", "keras", *_PLOTS),
+    "anygram-primal": (*_SCIKIT_LEARN, *_ANYGRAM),
 }
+
+#: The commands that need nothing beyond `PRELOAD` (or that no rule of the workflow runs): with `ON_DEMAND`
+#: they name every command, so a new command gets its entries chosen rather than forgotten.
+PRELOAD_ONLY = frozenset(
+    {"fetch", "embeddings", "results-summary", "report-front", "readme-results", "compare", "reference"}
+)
 
 #: Seconds :func:`start` waits for the server's socket.
 START_TIMEOUT_S = 60.0
