@@ -261,5 +261,37 @@ def get_final_output():
 
 
 def all_records():
-    """Every run record the configured tables need: the single writer to MLflow logs them all."""
+    """Every run record the configured tables need: the `track` jobs log them all to MLflow."""
     return sorted({r for table in config["tables"] for r in records_for_table(table)})
+
+
+#: The order in which the papers are logged: each paper's job waits for the one before it, so that only one
+#: process writes to the store at a time, and the papers whose jobs usually finish first come first, so that
+#: only the last paper's logging (the any-gram paper's, after its LSTMs) is left at the end of a run.
+TRACKING_ORDER = ["ordinal", "fisher", "anygram"]
+
+
+def record_paper(record):
+    """The paper of a run record, from its path ``<results_dir>/runs/<paper>/...``."""
+    parts = os.path.relpath(record, RESULTS).split(os.sep)
+    if parts[0] != "runs" or len(parts) < 3:
+        raise ValueError(f"run record outside {RESULTS}/runs/<paper>/: {record}")
+    return parts[1]
+
+
+def tracked_papers():
+    """The papers that have run records under this config, in :data:`TRACKING_ORDER`."""
+    papers = {record_paper(r) for r in all_records()}
+    return [p for p in TRACKING_ORDER if p in papers] + sorted(papers - set(TRACKING_ORDER))
+
+
+def paper_manifest(paper):
+    """The manifest of `paper`'s track job, which lists the runs of the papers logged before it too."""
+    return f"{RESULTS}/tracking/papers/{paper}.tsv"
+
+
+def previous_manifest(paper):
+    """The manifest of the paper logged before ``paper`` (none for the first)."""
+    papers = tracked_papers()
+    index = papers.index(paper)
+    return [paper_manifest(papers[index - 1])] if index else []
