@@ -212,6 +212,27 @@ def test_fisher_systems_are_compared_on_both_average_precisions(tmp_path):
     assert sig.loc["average_precision_ranking", "value_a"] == pytest.approx(skm.average_precision_score(a.y_true, a.score))
 
 
+def test_each_system_resampled_once_per_cell_gives_every_pair_as_compared_alone(tmp_path):
+    # Three systems share a cell: each is in two pairs, and its resampled metric is computed once.
+    rng = np.random.default_rng(5)
+    y_true = rng.random(250) < 0.3
+    paths, scores = [], {}
+    for system, noise in (("BoW-TFIDF", 0.5), ("FSA-ln", 1.0), ("ngram-ln", 0.8)):
+        scores[system] = y_true - 0.5 + rng.normal(0, noise, 250)
+        preds = pd.DataFrame({"id": [f"d-{i:03d}" for i in range(250)], "split": "test", "category": "earn",
+                              "y_true": y_true, "score": scores[system], "y_pred": scores[system] > 0})
+        preds.to_parquet(tmp_path / f"{system}.parquet", index=False)
+        paths.append(write_record(tmp_path / f"{system}.json", paper="fisher", dataset="reuters", system=system,
+                                  rows=[], predictions=tmp_path / f"{system}.parquet"))
+    sig = compare_systems(paths, levels=[0.1], resamples=150, seed=2)
+    assert len(sig) == 3 * 2  # three pairs, two metrics
+    for row in sig.itertuples():
+        alone = paired_comparison(row.metric, y_true, scores[row.system_a], scores[row.system_b], n_resamples=150, seed=2)
+        assert {k: getattr(row, k) for k in ("difference", "ci_low", "ci_high", "p_bootstrap")} == {
+            k: alone[k] for k in ("difference", "ci_low", "ci_high", "p_bootstrap")
+        }
+
+
 def _scipy_interval(metric, y_true, ys, *, n_resamples, seed):
     """The interval as scipy.stats.bootstrap computes it, resampling the items of every seed together."""
     fn = METRICS[metric][0]

@@ -27,7 +27,7 @@ import pandas as pd
 from kernbench.papers import PAPERS
 from kernbench.progress import progress
 from kernbench.records import load_record
-from kernbench.report.uncertainty import METRICS, paired_comparison
+from kernbench.report.uncertainty import METRICS, paired_comparison, resampled_metric
 
 #: paper -> metrics compared (each a key of kernbench.report.uncertainty.METRICS), one row per metric and pair
 COMPARISONS = {name: paper.compared_metrics for name, paper in PAPERS.items()}
@@ -89,6 +89,26 @@ def _level_baseline(found: dict, paper: str, dataset: str, system: str, xi: floa
     if len(levels) == 1:
         return next(iter(levels.values()))
     return None
+
+
+class _Resampled:
+    """Each system's :func:`~kernbench.report.uncertainty.resampled_metric` in one cell, computed once.
+
+    A system is compared with every other of its cell; its metric on the resamples depends only on its
+    own predictions on the compared items, so it is kept while those items are the same.
+    """
+
+    def __init__(self, resamples: int, seed: int):
+        self.resampling = {"n_resamples": resamples, "seed": seed}
+        self.kept: dict = {}
+
+    def __call__(self, system: str, metric: str, ids, truth, ys) -> np.ndarray:
+        hit = self.kept.get((system, metric))
+        if hit is None or not (np.array_equal(hit[0], ids) and np.array_equal(hit[1], truth)):
+            ys = np.atleast_2d(np.asarray(ys))
+            hit = (ids, truth, resampled_metric(metric, np.asarray(truth), ys, **self.resampling))
+            self.kept[(system, metric)] = hit
+        return hit[2]
 
 
 def _stack(parts: list, ids: np.ndarray, column: str) -> np.ndarray:
@@ -166,6 +186,7 @@ def comparison_rows(record_paths, *, levels, resamples: int, seed: int, papers=N
             systems = {**systems, **baselines}
         else:
             pairs = list(combinations(sorted(systems), 2))
+        drawn = _Resampled(resamples, seed)
         for a, b in pairs:
             ids = np.intersect1d(systems[a][0]["id"].to_numpy(), systems[b][0]["id"].to_numpy())
             if ids.size < 2:
@@ -174,7 +195,10 @@ def comparison_rows(record_paths, *, levels, resamples: int, seed: int, papers=N
             for metric in COMPARISONS[paper]:
                 column = "score" if METRICS[metric][1] else "y_pred"
                 ya, yb = _stack(systems[a], ids, column), _stack(systems[b], ids, column)
-                result = paired_comparison(metric, truth, ya, yb, n_resamples=resamples, seed=seed)
+                result = paired_comparison(
+                    metric, truth, ya, yb, n_resamples=resamples, seed=seed,
+                    resampled=(drawn(a, metric, ids, truth, ya), drawn(b, metric, ids, truth, yb)),
+                )  # fmt: skip
                 rows.append({
                     "paper": paper, "dataset": dataset, "xi": xi, "metric": metric, "system_a": a, "system_b": b,
                     "value_a": float(np.mean([METRICS[metric][0](truth, y) for y in ya])),

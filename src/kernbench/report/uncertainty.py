@@ -335,7 +335,7 @@ def bootstrap_interval(metric: str, y_true, ys, *, n_resamples: int, seed: int) 
 
 
 def paired_comparison(
-    metric: str, y_true, y_a, y_b, *, n_resamples: int, seed: int, metric_b: str | None = None
+    metric: str, y_true, y_a, y_b, *, n_resamples: int, seed: int, metric_b: str | None = None, resampled=None
 ) -> dict:
     """Difference ``metric(a) - metric(b)`` on the same items, with its paired bootstrap interval and p-value.
 
@@ -357,6 +357,10 @@ def paired_comparison(
     metric_b : str, optional
         Metric of ``b`` when it differs from ``metric`` (two measures of the
         same predictions, for example); default ``metric``.
+    resampled : tuple of two ndarray, optional
+        :func:`resampled_metric` of ``a`` and of ``b`` with these ``n_resamples`` and ``seed``, from a
+        caller that compares a system with several others and computes each system's once; default:
+        computed here.
 
     Returns
     -------
@@ -369,8 +373,10 @@ def paired_comparison(
     fn_a, fn_b = METRICS[metric][0], METRICS[metric_b or metric][0]
 
     diff = float(np.mean([fn_a(y_true, y) for y in y_a]) - np.mean([fn_b(y_true, y) for y in y_b]))
-    resampled = functools.partial(resampled_metric, y_true=y_true, n_resamples=n_resamples, seed=seed)
-    d = np.asarray(resampled(metric, ys=y_a) - resampled(metric_b or metric, ys=y_b), dtype=float)
+    if resampled is None:
+        draw = functools.partial(resampled_metric, y_true=y_true, n_resamples=n_resamples, seed=seed)
+        resampled = (draw(metric, ys=y_a), draw(metric_b or metric, ys=y_b))
+    d = np.asarray(resampled[0] - resampled[1], dtype=float)
     d = d[np.isfinite(d)]
     alpha = (1.0 - CONFIDENCE) / 2.0
     low, high = np.quantile(d, [alpha, 1.0 - alpha]) if d.size else (np.nan, np.nan)

@@ -20,7 +20,7 @@ import pandas as pd
 
 from kernbench.papers.ordinal import BASELINE_METHODS, NEW_METHODS
 from kernbench.records import load_record
-from kernbench.report.uncertainty import metric_value, paired_comparison
+from kernbench.report.uncertainty import metric_value, paired_comparison, resampled_metric
 
 COLUMNS = ["dataset", "claim", "statement", "answer", "evidence"]
 METRIC = "mae_macro"
@@ -53,7 +53,7 @@ def items_from_records(record_paths) -> pd.DataFrame:
     ValueError
         If a record has no predictions file or the file lacks a column.
     """
-    frames = []
+    frames, keys = [], []
     for path in record_paths:
         record = load_record(path)
         if not record.get("predictions"):
@@ -62,24 +62,36 @@ def items_from_records(record_paths) -> pd.DataFrame:
         missing = {"id", "xi", "y_true", "y_pred"} - set(items.columns)
         if missing:
             raise ValueError(f"{record['predictions']}: lacks column(s) {sorted(missing)}")
-        frames.append(items.assign(dataset=record["dataset"], system=record["system"]))
+        frames.append(items[["xi", "id", "y_true", "y_pred"]])
+        keys.append((record["dataset"], record["system"]))
     columns = ["dataset", "system", "xi", "id", "y_true", "y_pred"]
-    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    items = pd.concat(frames, ignore_index=True)
+    sizes = [len(frame) for frame in frames]
+    # A record's name columns as categoricals: millions of rows (every level of every method) share a few names.
+    for position, column in enumerate(("dataset", "system")):
+        names = sorted({key[position] for key in keys})
+        codes = np.repeat([names.index(key[position]) for key in keys], sizes)
+        items.insert(position, column, pd.Categorical.from_codes(codes, categories=names))
+    return items
 
 
 class _Levels:
     """The test predictions of one dataset, by system and level, aligned on the review ids."""
 
-    def __init__(self, items: pd.DataFrame):
+    def __init__(self, items: pd.DataFrame, *, resamples: int, seed: int):
         self.ids = np.sort(items["id"].unique())
         self.curves: dict[str, dict[float, np.ndarray]] = {}
+        self._resampling = {"n_resamples": resamples, "seed": seed}
+        self._resampled: dict[tuple[str, float], np.ndarray] = {}
         truth = None
-        for (system, xi), part in items.groupby(["system", items["xi"].fillna(-1.0)], sort=True):
+        for (system, xi), part in items.groupby(["system", items["xi"].fillna(-1.0)], sort=True, observed=True):
             part = part.set_index("id").reindex(self.ids)
             if part["y_pred"].isna().any():
                 raise ValueError(f"{system} at xi={xi:g} lacks predictions for some test reviews")
             truth = part["y_true"].to_numpy() if truth is None else truth
-            self.curves.setdefault(system, {})[float(xi)] = part["y_pred"].to_numpy()
+            self.curves.setdefault(str(system), {})[float(xi)] = part["y_pred"].to_numpy()
         self.truth = truth
 
     def levels(self, system: str, bounds) -> list[float]:
@@ -89,19 +101,28 @@ class _Levels:
     def value(self, system: str, xi: float) -> float:
         return metric_value(METRIC, self.truth, self.curves[system][xi])
 
-    def ffs(self) -> np.ndarray | None:
+    def ffs(self) -> float | None:
+        """The level of FFS's one curve point (None unless it has exactly one)."""
         levels = self.curves.get("FFS", {})
-        return next(iter(levels.values())) if len(levels) == 1 else None
+        return next(iter(levels)) if len(levels) == 1 else None
+
+    def compare(self, a: tuple[str, float], b: tuple[str, float]) -> dict:
+        """:func:`kernbench.report.uncertainty.paired_comparison` of ``(system, xi)`` a and b.
+
+        Each curve point's metric on the resamples is computed once, however many comparisons it is in.
+        """
+        for key in (a, b):
+            if key not in self._resampled:
+                ys = self.curves[key[0]][key[1]][np.newaxis, :]
+                self._resampled[key] = resampled_metric(METRIC, self.truth, ys, **self._resampling)
+        return paired_comparison(
+            METRIC, self.truth, self.curves[a[0]][a[1]], self.curves[b[0]][b[1]], **self._resampling,
+            resampled=(self._resampled[a], self._resampled[b]),
+        )
 
 
 def _fmt(value: float) -> str:
     return f"{value:.4f}"
-
-
-def _compare(data: _Levels, y_a, y_b, settings: dict) -> dict:
-    return paired_comparison(
-        METRIC, data.truth, y_a, y_b, n_resamples=settings["resamples"], seed=settings["seed"]
-    )
 
 
 def _lower(result: dict, alpha: float, margin: float = 0.0) -> bool:
@@ -128,7 +149,7 @@ def _claim_superior(data: _Levels, s: dict) -> tuple[str, str]:
     for n in new:
         for b in base:
             common = sorted(set(data.levels(n, s["superior_range"])) & set(data.levels(b, s["superior_range"])))
-            wins = [_lower(_compare(data, data.curves[n][x], data.curves[b][x], s), s["alpha"]) for x in common]
+            wins = [_lower(data.compare((n, x), (b, x)), s["alpha"]) for x in common]
             shares[(n, b)] = float(np.mean(wins)) if wins else 0.0
     worst_pair, worst = min(shares.items(), key=lambda item: (item[1], item[0]))
     best_pair, best = max(shares.items(), key=lambda item: (item[1], item[0]))
@@ -156,7 +177,7 @@ def _claim_stable(data: _Levels, s: dict) -> tuple[str, str]:
         # A departure: significantly worse than the method's own best level by more than the tolerance.
         departures = [
             x for x in levels
-            if _lower(_compare(data, data.curves[m][best], data.curves[m][x], s), s["alpha"], s["stability_tolerance"])
+            if _lower(data.compare((m, best), (m, x)), s["alpha"], s["stability_tolerance"])
         ]
         shares[m] = 1.0 - len(departures) / len(levels)
         spread = max(values.values()) - min(values.values())
@@ -171,11 +192,11 @@ def _claim_beats_ffs(data: _Levels, s: dict) -> tuple[str, str]:
     new = [m for m in NEW_METHODS if data.levels(m, s["ffs_range"])]
     if ffs is None or not new:
         return "n/a", "FFS or the new methods missing in the range"
-    reference = metric_value(METRIC, data.truth, ffs)
+    reference = data.value("FFS", ffs)
     shares, parts = {}, []
     for m in new:
         levels = data.levels(m, s["ffs_range"])
-        wins = [_lower(_compare(data, data.curves[m][x], ffs, s), s["alpha"]) for x in levels]
+        wins = [_lower(data.compare((m, x), ("FFS", ffs)), s["alpha"]) for x in levels]
         shares[m] = float(np.mean(wins))
         best_xi = min(levels, key=lambda x: (data.value(m, x), x))
         best = data.value(m, best_xi)
@@ -259,8 +280,8 @@ def evaluate_claims(
         ("iii", f"the new methods beat FFS in xi in [{ffs_range[0]:g}, {ffs_range[1]:g}]", _claim_beats_ffs),
     ]
     rows = []
-    for dataset, part in items.groupby("dataset", sort=True):
-        data = _Levels(part)
+    for dataset, part in items.groupby("dataset", sort=True, observed=True):
+        data = _Levels(part, resamples=resamples, seed=seed)
         for claim, statement, check in statements:
             answer, evidence = check(data, settings)
             rows.append(
