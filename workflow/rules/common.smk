@@ -92,6 +92,12 @@ onstart:
     # Snakemake's locks are per checkout; a second clone writing into the same results_dir is refused here.
     RUN_RECORD.append(claim_results_dir(RESULTS, os.getcwd()))
     remember_interrupts()
+    # A local run needs no limit on job submissions. Snakemake's default one (100 jobs per second) makes every
+    # scheduling pass that leaves a ready job waiting arm a timer for another pass a second later, so the
+    # passes multiply while jobs queue for the cores: more than a hundred per second an hour into a full run,
+    # a seventh of a core. Without the limiter, the scheduler runs when a job ends, as before the limiter.
+    if workflow.local_exec:
+        workflow.scheduler.job_rate_limiter = None
     # Jobs run here (not on a cluster) hand their command to one warm process (kernbench.warm_worker).
     if config["warm_worker"] and workflow.local_exec:
         WARM_WORKER.append(warm_worker.start(RESULTS))
