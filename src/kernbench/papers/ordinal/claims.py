@@ -266,7 +266,7 @@ def evaluate_claims(
         Columns :data:`COLUMNS`, one row per dataset and claim.
     """
     settings = {
-        "resamples": resamples, "seed": seed, "superior_range": superior_range, "stable_range": stable_range,
+        "superior_range": superior_range, "stable_range": stable_range,
         "stability_tolerance": stability_tolerance, "ffs_range": ffs_range, "alpha": alpha,
         "yes_share": yes_share, "partly_share": partly_share, "stable_share": stable_share,
     }
