@@ -277,18 +277,20 @@ def all_records():
 TRACKING_ORDER = ["ordinal", "fisher", "anygram"]
 
 
-def record_paper(record):
-    """The paper of a run record, from its path ``<results_dir>/runs/<paper>/...``."""
-    parts = os.path.relpath(record, RESULTS).split(os.sep)
-    if parts[0] != "runs" or len(parts) < 3:
-        raise ValueError(f"run record outside {RESULTS}/runs/<paper>/: {record}")
-    return parts[1]
+def paper_records(paper):
+    """The run records of ``paper`` that the configured tables need: its baselines and its own table's."""
+    records = set()
+    if "baselines" in config["tables"]:
+        records |= {run_record(*run) for run in baseline_runs() if run[0] == paper}
+    if paper in config["tables"] and paper in PAPER_TARGETS:
+        records |= set(records_for_table(paper))
+    return sorted(records)
 
 
 def tracked_papers():
     """The papers that have run records under this config, in :data:`TRACKING_ORDER`."""
-    papers = {record_paper(r) for r in all_records()}
-    return [p for p in TRACKING_ORDER if p in papers] + sorted(papers - set(TRACKING_ORDER))
+    papers = [p for p in TRACKING_ORDER if p in PAPERS] + sorted(set(PAPERS) - set(TRACKING_ORDER))
+    return [p for p in papers if paper_records(p)]
 
 
 def paper_manifest(paper):

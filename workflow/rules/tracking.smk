@@ -3,7 +3,7 @@
 rule track:
     # The only rule that writes to MLflow, one paper after the other, so parallel jobs never lock the store.
     input:
-        records=lambda wildcards: [r for r in all_records() if record_paper(r) == wildcards.paper],
+        records=lambda wildcards: paper_records(wildcards.paper),
         tables=lambda wildcards: [
             f"{RESULTS}/tables/{table}.csv" for table in config["tables"] if table in ("baselines", wildcards.paper)
         ],
