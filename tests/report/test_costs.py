@@ -45,7 +45,7 @@ def test_no_benchmarks_or_a_foreign_file_is_an_error(tmp_path):
 def test_critical_chain_follows_what_each_job_waited_for(tmp_path):
     import os
 
-    from kernbench.report.costs import critical_chain
+    from kernbench.report.costs import core_use, critical_chain
 
     # Two cores from t = 1000 s: prepare (0-10) feeds the gram (10-60) and a baseline (10-20); a second
     # baseline (20-25) fills the free core; svm (60-90) waits for the gram; the table (92-95) for the svm.
@@ -60,6 +60,14 @@ def test_critical_chain_follows_what_each_job_waited_for(tmp_path):
     assert chain["start_s"].tolist() == pytest.approx([0, 10, 60, 92])
     assert chain["end_s"].tolist() == pytest.approx([10, 60, 90, 95])
     assert chain["waited_s"].tolist() == pytest.approx([0, 0, 0, 2])
-    text = costs_markdown(cost_table(read_benchmarks(tmp_path)), chain)
+    use = core_use(read_benchmarks(tmp_path))
+    # Exactly one job runs over 0-10 (prepare), 25-60 (gram), 60-90 (svm) and 92-95 (table); none over 90-92.
+    assert use["span_s"] == pytest.approx(95)
+    assert use["one_job_s"] == pytest.approx(78)
+    assert use["cpu_s"] == pytest.approx(54)
+    assert use["mean_cores"] == pytest.approx(54 / 95)
+    text = costs_markdown(cost_table(read_benchmarks(tmp_path)), chain, use)
+    assert "54 s of CPU over the 95 s from the first job's start to the last job's end, 0.57 cores busy" in text
+    assert "exactly one job ran for 78 s of them" in text
     assert "4 jobs over 95 s from the first job's start to the last job's end, 2 s of it between jobs" in text
     assert "| gram    |      1 |       50 |" in text

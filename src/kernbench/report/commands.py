@@ -264,7 +264,7 @@ def _register_results(subparsers) -> None:
 
 def _cmd_costs(args) -> None:
     from kernbench.fileio import write_text_atomic
-    from kernbench.report.costs import cost_table, costs_markdown, critical_chain, read_benchmarks
+    from kernbench.report.costs import core_use, cost_table, costs_markdown, critical_chain, read_benchmarks
 
     jobs = read_benchmarks(args.results_dir)
     table = cost_table(jobs)
@@ -273,7 +273,7 @@ def _cmd_costs(args) -> None:
         write_text_atomic(args.csv, table.to_csv(index=False, float_format="%.2f"))
     if args.chain_csv:
         write_text_atomic(args.chain_csv, chain.to_csv(index=False, float_format="%.2f"))
-    text = costs_markdown(table, chain)
+    text = costs_markdown(table, chain, core_use(jobs))
     if args.md:
         write_text_atomic(args.md, text)
     else:

@@ -175,16 +175,53 @@ def critical_chain(jobs: pd.DataFrame, *, tolerance_s: float = 0.5) -> pd.DataFr
     return frame[CHAIN_COLUMNS]
 
 
-def costs_markdown(table: pd.DataFrame, chain: pd.DataFrame | None = None) -> str:
+def core_use(jobs: pd.DataFrame) -> dict:
+    """How busy the run kept the machine, from the first job's start to the last job's end.
+
+    Parameters
+    ----------
+    jobs : pandas.DataFrame
+        From :func:`read_benchmarks`.
+
+    Returns
+    -------
+    dict
+        ``span_s`` (seconds from the first start to the last end), ``cpu_s`` (the jobs' CPU seconds),
+        ``mean_cores`` (``cpu_s / span_s``: cores busy on average) and ``one_job_s`` (seconds in which
+        exactly one job ran: a core idles then unless that job runs several threads).
+    """
+    start = jobs["end"] - jobs["wall_s"]
+    times = pd.concat([start, jobs["end"]], ignore_index=True)
+    steps = pd.Series([1] * len(jobs) + [-1] * len(jobs))
+    # At equal times a job's end counts before the next one's start.
+    order = pd.DataFrame({"t": times, "step": steps}).sort_values(["t", "step"], kind="stable")
+    running = order["step"].cumsum()
+    lasting = order["t"].shift(-1) - order["t"]
+    span = float(jobs["end"].max() - start.min()) if len(jobs) else 0.0
+    cpu = float(jobs["cpu_s"].sum())
+    return {
+        "span_s": span, "cpu_s": cpu, "mean_cores": cpu / span if span > 0 else 0.0,
+        "one_job_s": float(lasting[running == 1].sum()),
+    }  # fmt: skip
+
+
+def costs_markdown(table: pd.DataFrame, chain: pd.DataFrame | None = None, use: dict | None = None) -> str:
     """The cost table as markdown, seconds rounded to whole seconds; with ``chain``, its critical chain per rule below.
 
     The chain is summed per rule (its jobs and wall seconds, in order of first appearance);
-    ``kernbench costs --chain-csv`` writes it job by job.
+    ``kernbench costs --chain-csv`` writes it job by job. With ``use`` (from :func:`core_use`),
+    a line on how busy the run kept the cores comes first.
     """
     shown = table.copy()
     for column in ("wall_s", "cpu_s", "longest_job_s", "peak_rss_mb"):
         shown[column] = shown[column].round(0).astype("Int64")
     text = shown.to_markdown(index=False) + "\n"
+    if use is not None:
+        text += (
+            f"\n**Core use**: {use['cpu_s']:.0f} s of CPU over the {use['span_s']:.0f} s from the first job's start "
+            f"to the last job's end, {use['mean_cores']:.2f} cores busy on average; exactly one job ran for "
+            f"{use['one_job_s']:.0f} s of them.\n"
+        )
     if chain is None or chain.empty:
         return text
     span, waited = chain["end_s"].iloc[-1], chain["waited_s"].sum()
