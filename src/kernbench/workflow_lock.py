@@ -22,6 +22,7 @@ import psutil
 from kernbench.fileio import write_text_atomic
 
 OWNER_PREFIX = "kernbench-owner."
+OWNER_WRITE_ATTEMPTS = 5
 
 
 def _identity(pid: int) -> dict:
@@ -49,8 +50,16 @@ def record_owner(lockdir: str | os.PathLike, lock_files: Iterable[str | os.PathL
     pid = os.getpid() if pid is None else pid
     owner = {**_identity(pid), "locks": sorted(os.path.basename(os.fspath(f)) for f in lock_files)}
     path = Path(lockdir) / f"{OWNER_PREFIX}{pid}.json"
-    write_text_atomic(path, json.dumps(owner, indent=1))
-    return path
+    for attempt in range(OWNER_WRITE_ATTEMPTS):
+        try:
+            write_text_atomic(path, json.dumps(owner, indent=1))
+            return path
+        except FileNotFoundError:
+            # Snakemake removes the whole lock directory when a run ends, so another run of this checkout
+            # that ends while this one starts can take the directory away mid-write; it is made again.
+            if attempt == OWNER_WRITE_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _alive(owner: dict) -> bool:

@@ -175,6 +175,32 @@ def test_stale_snakemake_locks_are_removed_and_live_ones_kept(tmp_path):
     assert clear_stale_locks(tmp_path / "missing") == []
 
 
+def test_owner_record_is_written_when_another_run_removes_the_lock_directory_meanwhile(tmp_path, monkeypatch):
+    """Snakemake removes the whole lock directory when a run ends; a run of the same checkout starting then
+    (as parallel tests do) finds the directory gone between creating it and writing its owner file."""
+    import shutil
+
+    import kernbench.fileio
+    from kernbench.workflow_lock import record_owner
+
+    locks = tmp_path / "locks"
+    real = kernbench.fileio._remove_stale_temporaries
+    removed = []
+
+    def other_run_ends(target):
+        # Called by atomic_path after it made the directory and before it opens its temporary file.
+        if not removed:
+            shutil.rmtree(target.parent)
+            removed.append(target.parent)
+        real(target)
+
+    monkeypatch.setattr(kernbench.fileio, "_remove_stale_temporaries", other_run_ends)
+    path = record_owner(locks, ["0.input.lock"])
+    assert removed == [locks]
+    assert json.loads(path.read_text())["locks"] == ["0.input.lock"]
+    assert [p.name for p in locks.iterdir()] == [f"kernbench-owner.{os.getpid()}.json"]
+
+
 def _wait_for_process(pattern: str, parent: subprocess.Popen, timeout: float = 240.0) -> int:
     """PID of the first process whose command line matches ``pattern``."""
     deadline = time.monotonic() + timeout
