@@ -50,16 +50,16 @@ def record_owner(lockdir: str | os.PathLike, lock_files: Iterable[str | os.PathL
     pid = os.getpid() if pid is None else pid
     owner = {**_identity(pid), "locks": sorted(os.path.basename(os.fspath(f)) for f in lock_files)}
     path = Path(lockdir) / f"{OWNER_PREFIX}{pid}.json"
-    for attempt in range(OWNER_WRITE_ATTEMPTS):
+    for attempt in range(1, OWNER_WRITE_ATTEMPTS + 1):
         try:
             write_text_atomic(path, json.dumps(owner, indent=1))
-            return path
+            break
         except FileNotFoundError:
             # Snakemake removes the whole lock directory when a run ends, so another run of this checkout
             # that ends while this one starts can take the directory away mid-write; it is made again.
-            if attempt == OWNER_WRITE_ATTEMPTS - 1:
+            if attempt == OWNER_WRITE_ATTEMPTS:
                 raise
-    raise AssertionError("unreachable")
+    return path
 
 
 def _alive(owner: dict) -> bool:
