@@ -266,11 +266,6 @@ def get_final_output():
     ]
 
 
-def all_records():
-    """Every run record the configured tables need: the `track` jobs log them all to MLflow."""
-    return sorted({r for table in config["tables"] for r in records_for_table(table)})
-
-
 #: The order in which the papers are logged: each paper's job waits for the one before it, so that only one
 #: process writes to the store at a time, and the papers whose jobs usually finish first come first, so that
 #: only the last paper's logging (the any-gram paper's, after its LSTMs) is left at the end of a run.
