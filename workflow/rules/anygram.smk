@@ -208,7 +208,7 @@ rule anygram_benchmark:
         f"{BENCHMARKS}/anygram_benchmark/benchmarks/anygram.tsv"
     conda:
         CONDA_ENV
-    threads: 2
+    threads: ANYGRAM["benchmark"]["threads"]
     resources:
         mem_mb=8000,
         runtime=60,
@@ -245,6 +245,7 @@ rule anygram_accuracy_figure:
         f"{BENCHMARKS}/anygram_accuracy_figure/figures/anygram_accuracy.tsv"
     conda:
         CONDA_ENV
+    priority: 1  # a small step that combines finished runs: ahead of the runs still waiting, so what follows it (tracking, the report) starts early
     threads: 1
     resources:
         mem_mb=1000,
@@ -269,6 +270,7 @@ rule anygram_throughput_figure:
         f"{BENCHMARKS}/anygram_throughput_figure/figures/anygram_throughput.tsv"
     conda:
         CONDA_ENV
+    priority: 1  # a small step that combines finished runs: ahead of the runs still waiting, so what follows it (tracking, the report) starts early
     threads: 1
     resources:
         mem_mb=1000,
