@@ -89,38 +89,20 @@ def test_any_single_table_plans(tmp_path, table):
     assert table in planned and not others & set(planned)
 
 
-def _planned_jobs(plan: str) -> list[dict]:
-    """Every job of a dry run's plan: its ``rule`` and its ``threads`` and ``priority`` (1 and 0 when not shown)."""
-    jobs = []
-    for block in re.split(r"\n(?=(?:local)?(?:rule|checkpoint) \w+:\n)", plan):
-        head = re.match(r"(?:local)?(?:rule|checkpoint) (\w+):\n", block)
-        if head:
-            fields = dict(re.findall(r"^    (threads|priority): (\d+)$", block, flags=re.M))
-            jobs.append({"rule": head[1], "threads": int(fields.get("threads", 1)),
-                         "priority": int(fields.get("priority", 0))})
-    return jobs
-
-
 @pytest.mark.parametrize("profile, threads", [("full", 2), ("smoke", 1)])
-def test_throughput_benchmark_takes_the_profiles_thread_count(tmp_path, profile, threads):
-    result = snakemake("--dry-run", "--config", f"profile={profile}", f"results_dir={tmp_path / 'r'}")
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    [benchmark] = [job for job in _planned_jobs(result.stdout) if job["rule"] == "anygram_benchmark"]
-    assert benchmark["threads"] == threads
+def test_throughput_benchmark_takes_the_profiles_thread_count(profile, threads):
+    [benchmark] = [rule for rule in _rules({"profile": profile}) if rule.name == "anygram_benchmark"]
+    assert benchmark.resources["_cores"].value == threads
 
 
-def test_steps_that_combine_runs_go_ahead_of_the_runs_that_can_wait(tmp_path):
-    result = snakemake("--dry-run", "--config", "profile=smoke", f"results_dir={tmp_path / 'r'}")
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    priorities = {}
-    for job in _planned_jobs(result.stdout):
-        priorities.setdefault(job["rule"], set()).add(job["priority"])
+def test_steps_that_combine_runs_go_ahead_of_the_runs_that_can_wait():
+    priorities = {rule.name: rule.priority for rule in _rules({"profile": "smoke"})}
     combining = ("tables", "significance_paper", "significance", "track", "ordinal_figure", "fisher_plot",
                  "anygram_accuracy_figure", "anygram_throughput_figure", "sensitivity", "results_summary")
-    assert {rule: priorities[rule] for rule in combining} == {rule: {1} for rule in combining}
+    assert {rule: priorities[rule] for rule in combining} == {rule: 1 for rule in combining}
     waiting = ("ordinal_run", "fisher_svm", "lstm_sensitivity_run", "fisher_sensitivity", "anygram_sensitivity_lam")
-    assert {rule: priorities[rule] for rule in waiting} == {rule: {0} for rule in waiting}
-    assert priorities["prepare"] == {2} and priorities["lstm"] == {1}
+    assert {rule: priorities[rule] for rule in waiting} == {rule: 0 for rule in waiting}
+    assert priorities["prepare"] == 2 and priorities["lstm"] == 1
 
 
 def test_broken_config_yaml_is_named_with_its_line(tmp_path):
