@@ -245,7 +245,7 @@ rule anygram_accuracy_figure:
         f"{BENCHMARKS}/anygram_accuracy_figure/figures/anygram_accuracy.tsv"
     conda:
         CONDA_ENV
-    priority: 1  # combines finished runs: ahead of the runs that can wait (docs/operations.md, scheduling)
+    priority: COMBINING_PRIORITY
     threads: 1
     resources:
         mem_mb=1000,
@@ -270,7 +270,7 @@ rule anygram_throughput_figure:
         f"{BENCHMARKS}/anygram_throughput_figure/figures/anygram_throughput.tsv"
     conda:
         CONDA_ENV
-    priority: 1  # combines finished runs: ahead of the runs that can wait (docs/operations.md, scheduling)
+    priority: COMBINING_PRIORITY
     threads: 1
     resources:
         mem_mb=1000,

@@ -60,6 +60,11 @@ LOGS = f"{RESULTS}/logs"
 # Wall time, CPU time and peak memory of every job (Snakemake benchmark files), read by `kernbench costs`.
 BENCHMARKS = f"{RESULTS}/benchmarks/jobs"
 
+# Priority of the small steps that combine finished runs (each paper's table, comparisons, figures and MLflow job,
+# the sensitivity table, the summary): ahead of the runs that can wait, so that what follows them starts early
+# (docs/operations.md, "Scheduling on two cores").
+COMBINING_PRIORITY = 1
+
 
 # Wildcards that mean the same thing in every rule, with their domains from the registries. The rules' own blocks
 # narrow dataset, system, paper, table and choice to what each rule produces; that also tells apart the rules that

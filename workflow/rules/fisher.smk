@@ -85,7 +85,7 @@ rule fisher_plot:
         f"{BENCHMARKS}/fisher_plot/fisher/plot.tsv"
     conda:
         CONDA_ENV
-    priority: 1  # combines finished runs: ahead of the runs that can wait (docs/operations.md, scheduling)
+    priority: COMBINING_PRIORITY
     threads: 1
     resources:
         mem_mb=1000,

@@ -55,7 +55,7 @@ rule ordinal_figure:
         dataset="|".join(d for d, spec in DATASETS.items() if spec.task == "ordinal"),
     conda:
         CONDA_ENV
-    priority: 1  # combines finished runs: ahead of the runs that can wait (docs/operations.md, scheduling)
+    priority: COMBINING_PRIORITY
     threads: 1
     resources:
         mem_mb=1000,
@@ -80,7 +80,7 @@ rule ordinal_claims:
         f"{BENCHMARKS}/ordinal_claims/tables/ordinal_claims.tsv"
     conda:
         CONDA_ENV
-    priority: 1  # combines finished runs: ahead of the runs that can wait (docs/operations.md, scheduling)
+    priority: COMBINING_PRIORITY
     threads: 1
     resources:
         mem_mb=500,

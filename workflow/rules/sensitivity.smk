@@ -14,7 +14,7 @@ rule sensitivity:
         f"{BENCHMARKS}/sensitivity/tables/sensitivity.tsv"
     conda:
         CONDA_ENV
-    priority: 1  # combines finished runs: ahead of the runs that can wait (docs/operations.md, scheduling)
+    priority: COMBINING_PRIORITY
     threads: 1
     resources:
         mem_mb=500,

@@ -23,7 +23,7 @@ rule tables:
         table="|".join(config["tables"]),  # other files under tables/ (claim tables) come from their own rules
     conda:
         CONDA_ENV
-    priority: 1  # combines finished runs: ahead of the runs that can wait (docs/operations.md, scheduling)
+    priority: COMBINING_PRIORITY
     threads: 1
     resources:
         mem_mb=2000,
@@ -52,7 +52,7 @@ rule significance_paper:
         paper="|".join(SIGNIFICANCE_PAPERS),
     conda:
         CONDA_ENV
-    priority: 1  # combines finished runs: ahead of the runs that can wait (docs/operations.md, scheduling)
+    priority: COMBINING_PRIORITY
     threads: 1
     resources:
         mem_mb=2000,
@@ -73,7 +73,7 @@ rule significance:
         f"{BENCHMARKS}/significance/tables/significance.tsv"
     conda:
         CONDA_ENV
-    priority: 1  # combines finished runs: ahead of the runs that can wait (docs/operations.md, scheduling)
+    priority: COMBINING_PRIORITY
     threads: 1
     resources:
         mem_mb=500,
@@ -102,7 +102,7 @@ rule results_summary:
         f"{BENCHMARKS}/results_summary/tables/results_summary.tsv"
     conda:
         CONDA_ENV
-    priority: 1  # combines finished runs: ahead of the runs that can wait (docs/operations.md, scheduling)
+    priority: COMBINING_PRIORITY
     threads: 1
     resources:
         mem_mb=500,

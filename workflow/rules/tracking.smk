@@ -25,7 +25,7 @@ rule track:
         f"{BENCHMARKS}/track/track/{{paper}}.tsv"
     conda:
         CONDA_ENV
-    priority: 1  # combines finished runs: ahead of the runs that can wait (docs/operations.md, scheduling)
+    priority: COMBINING_PRIORITY
     threads: 1
     resources:
         mem_mb=3000,  # loads the Keras models to log them as MLflow models
