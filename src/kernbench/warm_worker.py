@@ -289,14 +289,18 @@ class _Server:
         _, status, usage = os.wait4(pid, 0)
         ended = time.time()
         try:
-            connection.send(json.dumps({"status": status}).encode())
-        except OSError:
-            pass  # the client is gone (Snakemake killed the job)
-        connection.close()
-        if log_path is not None:
-            row = (log_path, command, pid, f"{begun:.3f}", f"{ended - begun:.3f}",
-                   f"{usage.ru_utime + usage.ru_stime:.3f}", f"{usage.ru_maxrss / 1024:.1f}", status)
-            _append_row(self.ledger, row)
+            # The row is written before the client hears the exit status, so that when the job has ended
+            # its row is in the ledger for whatever reads it next (`kernbench costs`, a test).
+            if log_path is not None:
+                row = (log_path, command, pid, f"{begun:.3f}", f"{ended - begun:.3f}",
+                       f"{usage.ru_utime + usage.ru_stime:.3f}", f"{usage.ru_maxrss / 1024:.1f}", status)
+                _append_row(self.ledger, row)
+        finally:
+            try:
+                connection.send(json.dumps({"status": status}).encode())
+            except OSError:
+                pass  # the client is gone (Snakemake killed the job)
+            connection.close()
 
 
 def load(entry: str) -> None:
