@@ -205,6 +205,24 @@ def test_epoch_batches_with_one_batch_per_pool_is_the_plain_seeded_shuffle():
     assert [b.tolist() for b in batches] == [order[i : i + 10].tolist() for i in range(0, 95, 10)]
 
 
+def test_training_batches_come_without_autotuning_in_the_seeded_order():
+    # Autotuning's thread kept two LSTM jobs side by side off the CPU; it must stay off, and the batches
+    # must still be the seeded plan padded, epoch after epoch.
+    rng = np.random.default_rng(3)
+    ids = [rng.integers(1, 50, size=n).astype(np.int32) for n in rng.integers(1, 12, size=23)]
+    labels = rng.integers(0, 3, size=23).astype(np.int32)
+    dataset = lstm._dataset(ids, None, labels, 5, shuffle_seed=9, bucket_batches=1)
+    assert dataset.options().autotune.enabled is False
+    lengths = np.array([len(s) for s in ids])
+    for epoch in range(2):
+        plan = lstm.epoch_batches(lengths, 5, bucket_batches=1, rng=np.random.default_rng([9, epoch]))
+        got = [(x.numpy(), y.numpy()) for x, y in dataset]
+        assert len(got) == len(plan)
+        for (x, y), idx in zip(got, plan):
+            np.testing.assert_array_equal(x, lstm.pad_batch([ids[i] for i in idx], None))
+            np.testing.assert_array_equal(y, labels[idx])
+
+
 def test_predictions_come_back_in_input_order():
     import keras
 

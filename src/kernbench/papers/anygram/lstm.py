@@ -347,7 +347,13 @@ def _dataset(ids, aspect, labels, batch_size: int, *, shuffle_seed: int | None, 
     x_spec = _input_spec(aspect=aspect is not None)
     dataset = tf.data.Dataset.from_generator(batches, output_signature=(x_spec, tf.TensorSpec((None,), tf.int32)))
     # A known length lets Keras count steps from the first epoch on.
-    return dataset.apply(tf.data.experimental.assert_cardinality(-(-n // batch_size)))
+    dataset = dataset.apply(tf.data.experimental.assert_cardinality(-(-n // batch_size)))
+    # No autotuning: its background thread competes with the training steps for the cores, and two LSTM
+    # jobs side by side then spend about a third of their time off the CPU (docs/anygram.md). The batches
+    # and their order are the same either way.
+    options = tf.data.Options()
+    options.autotune.enabled = False
+    return dataset.with_options(options)
 
 
 def by_length(lengths: np.ndarray) -> np.ndarray:
