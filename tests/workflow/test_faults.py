@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from kernbench.report.tracking import TrackingError, default_tracking_uri, log_records
-from tests.conftest import REPO_ROOT, write_record
+from tests.conftest import REPO_ROOT, run_snakemake, write_record
 
 
 def _snakemake_args(results, *targets):
@@ -37,7 +37,7 @@ def test_job_killed_mid_way_leaves_no_output_and_reruns(tmp_path):
     assert not record.exists()
     assert not (record.parent / "BoW-TFIDF.predictions.parquet").exists()
 
-    rerun = subprocess.run(_snakemake_args(results, str(record)), cwd=REPO_ROOT, capture_output=True, text=True)
+    rerun = run_snakemake(_snakemake_args(results, str(record)), cwd=REPO_ROOT)
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
     assert json.loads(record.read_text())["system"] == "BoW-TFIDF"
 
@@ -64,7 +64,7 @@ def test_killed_gram_job_leaves_no_gram_matrix_and_reruns(tmp_path):
     for tile in (gram_dir / "tiles").glob("*.npz"):
         load_dense(tile)
 
-    rerun = subprocess.run(_smoke_args(results, str(target)), cwd=REPO_ROOT, capture_output=True, text=True)
+    rerun = run_snakemake(_smoke_args(results, str(target)), cwd=REPO_ROOT)
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
     train = load_dense(target)
     assert train.shape[0] == train.shape[1] > 0 and np.isfinite(train).all()
@@ -88,7 +88,7 @@ def test_killed_lstm_job_leaves_no_record_or_model_and_reruns(tmp_path):
     for suffix in (".json", ".predictions.parquet", ".keras"):
         assert not record.with_name(record.name.replace(".json", suffix)).exists()
 
-    rerun = subprocess.run(_smoke_args(results, str(record)), cwd=REPO_ROOT, capture_output=True, text=True)
+    rerun = run_snakemake(_smoke_args(results, str(record)), cwd=REPO_ROOT)
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
     assert json.loads(record.read_text())["system"] == "UniLSTM"
     assert record.with_name(record.name.replace(".json", ".keras")).stat().st_size > 0
@@ -117,7 +117,7 @@ def test_interrupted_snakemake_resumes_with_the_same_command(tmp_path, sig):
     if sig in (signal.SIGINT, signal.SIGTERM):  # Snakemake's handlers run, and so does the workflow's onerror
         assert f"the run was interrupted ({sig.name})" in output.read_text()
 
-    rerun = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
+    rerun = run_snakemake(command, cwd=REPO_ROOT)
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
     assert len(pd.read_parquet(target)) > 0
 
@@ -131,7 +131,7 @@ def test_second_checkout_on_the_same_results_dir_is_refused(tmp_path):
     other_clone = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
     try:
         record = claim_results_dir(results, tmp_path / "other-clone", pid=other_clone.pid)
-        refused = subprocess.run(_snakemake_args(results, str(target)), cwd=REPO_ROOT, capture_output=True, text=True)
+        refused = run_snakemake(_snakemake_args(results, str(target)), cwd=REPO_ROOT)
         assert refused.returncode != 0
         message = refused.stdout + refused.stderr
         assert f"in use by Snakemake process {other_clone.pid}" in message and str(tmp_path / "other-clone") in message
@@ -140,7 +140,7 @@ def test_second_checkout_on_the_same_results_dir_is_refused(tmp_path):
         other_clone.kill()
         other_clone.wait()
     # The other run is gone (killed without cleaning up): its record is stale and the run goes ahead.
-    rerun = subprocess.run(_snakemake_args(results, str(target)), cwd=REPO_ROOT, capture_output=True, text=True)
+    rerun = run_snakemake(_snakemake_args(results, str(target)), cwd=REPO_ROOT)
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
     assert target.stat().st_size > 0
     assert list((results / ".kernbench-runs").iterdir()) == []  # its own record removed at the end

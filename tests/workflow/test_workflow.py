@@ -15,13 +15,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, run_snakemake
 
 
 def snakemake(*args, cwd=REPO_ROOT):
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd, capture_output=True, text=True
-    )
+    return run_snakemake([sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd)
 
 
 def kernbench(*args):
