@@ -20,7 +20,7 @@ from kernbench.data import registry, user_table
 from kernbench.data.fetch import fetch_dataset
 from kernbench.data.semeval14 import tokenize
 from kernbench.errors import DataError, FetchError
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, run_snakemake
 
 # Sentiment words GloVe knows, so the kernels and LSTMs see real vectors.
 WORDS = {
@@ -279,9 +279,9 @@ def test_catalog_dataset_runs_baselines_kernels_and_lstm_into_the_tables(tmp_pat
     config = tmp_path / "own.yaml"
     config.write_text(yaml.safe_dump(partial))
     targets = [str(results / f"tables/{t}.csv") for t in ("baselines", "anygram")]
-    run = subprocess.run(
+    run = run_snakemake(
         [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", str(config), "--", *targets],
-        cwd=REPO_ROOT, capture_output=True, text=True,
+        cwd=REPO_ROOT,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
 
