@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from kernbench.report.gaps import gap_rows, gaps_markdown
+from kernbench.report.gaps import NOT_BUILT, gap_rows, gaps_markdown
 from kernbench.report.results_summary import results_markdown
 from kernbench.report.sensitivity import COLUMNS
 
@@ -26,6 +26,7 @@ def _sensitivity(path, rows):
         for paper, choice, d, s, m, alt, vd, v in rows
     ])
     frame.to_csv(path / "sensitivity.csv", index=False)
+    return path / "sensitivity.csv"
 
 
 def test_gap_cells_list_the_alternatives_measured_on_them(tmp_path):
@@ -34,18 +35,18 @@ def test_gap_cells_list_the_alternatives_measured_on_them(tmp_path):
         ("laptop", "AGKsm", "accuracy", 62.0, 63.15),   # within 2 points: not listed
         ("sst", "AGKwess", "accuracy", 36.0, 43.0),     # gap, nothing measured
     ])
-    _sensitivity(tmp_path, [
+    sensitivity = _sensitivity(tmp_path, [
         ("anygram", "lstm.trainable_embeddings", "laptop", "BiLSTM", "accuracy", "frozen", 60.5, 56.0),
         ("anygram", "lstm.trainable_embeddings", "laptop", "BiLSTM", "macro_f1", "frozen", 50.0, 40.0),
         ("anygram", "anygram.lam", "laptop", "BiLSTM", "accuracy", "0.8", 60.5, 64.5),
     ])
-    rows = gap_rows(tmp_path, {"anygram": 2.0})
+    rows = gap_rows(tmp_path, {"anygram": 2.0}, sensitivity)
     assert set(zip(rows["dataset"], rows["system"])) == {("laptop", "BiLSTM"), ("sst", "AGKwess")}
     lam = rows[rows["choice"] == "anygram.lam"].iloc[0]
     assert lam["value_alternative"] == 64.5 and round(lam["gap_alternative"], 2) == -1.1 and lam["closes"]
     frozen = rows[rows["choice"] == "lstm.trainable_embeddings"].iloc[0]
     assert round(frozen["gap_alternative"], 2) == -9.6 and not frozen["closes"]
-    text = "\n".join(gaps_markdown(tmp_path, {"anygram": 2.0}))
+    text = "\n".join(gaps_markdown(tmp_path, {"anygram": 2.0}, sensitivity))
     assert "**anygram / laptop / BiLSTM**: 60.50 against the paper's 65.60 (gap -5.10)." in text
     assert "`anygram.lam` = 0.8: 64.50 (Δ +4.00 [+3.00, +5.00]; gap left -1.10) — closes" in text
     # the closing alternative is listed first
@@ -58,17 +59,31 @@ def test_fisher_gaps_are_taken_on_the_mean_over_categories(tmp_path):
         ("earn", "FSA-ln", "average_precision", 90.0, 99.0),
         ("acq", "FSA-ln", "average_precision", 94.0, 95.0),  # mean 92.0 against 97.0
     ])
-    _sensitivity(tmp_path, [
+    sensitivity = _sensitivity(tmp_path, [
         ("fisher", "fisher.c", "earn", "FSA-ln", "average_precision", "c = 1000", 90.0, 96.0),
         ("fisher", "fisher.c", "acq", "FSA-ln", "average_precision", "c = 1000", 94.0, 96.0),
     ])
-    rows = gap_rows(tmp_path, {"fisher": 2.0})
+    rows = gap_rows(tmp_path, {"fisher": 2.0}, sensitivity)
     assert len(rows) == 1
     row = rows.iloc[0]
     assert (row["dataset"], row["value"], row["paper_value"], row["delta"]) == ("mean", 92.0, 97.0, 4.0)
     assert row["value_alternative"] == 96.0 and row["closes"]
-    text = results_markdown(tmp_path, levels=[0.1], profile="full", gap_tolerance={"fisher": 2.0})
+    text = results_markdown(tmp_path, levels=[0.1], profile="full", gap_tolerance={"fisher": 2.0},
+                            sensitivity=sensitivity)
     assert "**fisher / mean / FSA-ln**: 92.00 against the paper's 97.00 (gap -5.00)." in text
+    assert "`fisher.c` = c = 1000: 96.00" in text
+
+
+def test_a_run_without_the_sensitivity_table_lists_its_gaps_and_says_how_to_measure_them(tmp_path):
+    _table(tmp_path, "anygram", [("laptop", "BiLSTM", "accuracy", 60.5, 65.6)])
+    # a sensitivity.csv left by an earlier run in the same directory is not read
+    _sensitivity(tmp_path, [("anygram", "anygram.lam", "laptop", "BiLSTM", "accuracy", "0.8", 60.5, 64.5)])
+    rows = gap_rows(tmp_path, {"anygram": 2.0})
+    assert len(rows) == 1 and rows["choice"].isna().all()
+    text = "\n".join(gaps_markdown(tmp_path, {"anygram": 2.0}))
+    assert "**anygram / laptop / BiLSTM**: 60.50 against the paper's 65.60 (gap -5.10)." in text
+    assert NOT_BUILT in text and "--config sensitivity_table=true" in text
+    assert "anygram.lam" not in text and "No choice in the sensitivity table was measured" not in text
 
 
 def test_no_gap_says_so(tmp_path):

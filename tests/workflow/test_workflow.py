@@ -87,6 +87,27 @@ def test_any_single_table_plans(tmp_path, table):
     assert table in planned and not others & set(planned)
 
 
+SENSITIVITY_RULES = ("sensitivity", "lstm_sensitivity_run", "fisher_sensitivity", "anygram_sensitivity_lam",
+                     "ordinal_sensitivity_prp_weights")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "built"),
+    [([], False), (["sensitivity_table=true"], True), (["profile=smoke"], True),
+     (["profile=smoke", "sensitivity_table=false"], False)],
+)
+def test_the_default_target_builds_the_sensitivity_table_only_where_the_config_asks(tmp_path, overrides, built):
+    results = tmp_path / "r"
+    result = snakemake("--dry-run", "--printshellcmds", "--config", f"results_dir={results}", *overrides)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    planned = set(re.findall(r"^(?:local)?rule (\w+):", result.stdout, re.M))
+    assert {"results_summary", "costs", "all"} <= planned
+    assert {rule: rule in planned for rule in SENSITIVITY_RULES} == {rule: built for rule in SENSITIVITY_RULES}
+    [summary] = [line for line in result.stdout.splitlines() if "kernbench results-summary" in line]
+    assert (f"--sensitivity {results}/tables/sensitivity.csv" in summary) == built
+    assert (f"{results}/report/sensitivity.html" in result.stdout) == built
+
+
 @pytest.mark.parametrize("profile, threads", [("full", 2), ("smoke", 1)])
 def test_throughput_benchmark_takes_the_profiles_thread_count(profile, threads):
     [benchmark] = [rule for rule in _rules({"profile": profile}) if rule.name == "anygram_benchmark"]

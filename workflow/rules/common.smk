@@ -2,6 +2,7 @@ import json
 
 import copy
 import os
+import shlex
 import sys
 
 from snakemake.utils import update_config, validate
@@ -234,11 +235,16 @@ def compared_papers():
     return sorted(table for table in config["tables"] if table in PAPERS)
 
 
+def sensitivity_table():
+    """``tables/sensitivity.csv`` when the default target builds it (config ``sensitivity_table``), else nothing."""
+    return [f"{RESULTS}/tables/sensitivity.csv"] if config["sensitivity_table"] else []
+
+
 def extra_targets():
     """The final outputs besides the configured tables, MLflow, the costs and the report."""
     return [
         f"{RESULTS}/tables/significance.csv",
-        f"{RESULTS}/tables/sensitivity.csv",
+        *sensitivity_table(),
         *paper_outputs(),
         f"{RESULTS}/results.md",
     ]

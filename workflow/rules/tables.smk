@@ -86,7 +86,7 @@ rule results_summary:
     input:
         tables=expand(f"{RESULTS}/tables/{{table}}.csv", table=config["tables"]),
         significance=f"{RESULTS}/tables/significance.csv",
-        sensitivity=f"{RESULTS}/tables/sensitivity.csv",
+        sensitivity=lambda wildcards: sensitivity_table(),
         # The papers' other tables (claims), so the summary is written after them.
         extra_tables=lambda wildcards: sorted(t for t in paper_outputs() if t.endswith(".csv") and "/tables/" in t),
     output:
@@ -96,6 +96,7 @@ rule results_summary:
         levels=json.dumps(config["uncertainty"]["ordinal_xi"]),
         profile=config["profile"],
         gap_tolerance=json.dumps(config["gap_tolerance"], sort_keys=True),
+        sensitivity=" ".join(f"--sensitivity {shlex.quote(path)}" for path in sensitivity_table()),
     log:
         f"{LOGS}/tables/results_summary.log",
     benchmark:
@@ -109,7 +110,8 @@ rule results_summary:
         runtime=5,
     shell:
         "kernbench results-summary --tables-dir {params.tables_dir:q} --levels {params.levels:q} "
-        "--profile {params.profile:q} --gap-tolerance {params.gap_tolerance:q} --out {output:q} > {log:q} 2>&1"
+        "--profile {params.profile:q} --gap-tolerance {params.gap_tolerance:q} {params.sensitivity} --out {output:q} "
+        "> {log:q} 2>&1"
 
 
 rule costs:

@@ -52,15 +52,17 @@ def _alternatives(sensitivity: pd.DataFrame, table: str) -> pd.DataFrame:
     return s[["dataset", "system", *cols]]
 
 
-def gap_rows(tables_dir, tolerance: dict) -> pd.DataFrame:
+def gap_rows(tables_dir, tolerance: dict, sensitivity=None) -> pd.DataFrame:
     """One row per (gap cell, measured alternative); cells without any alternative get one empty row.
 
     Parameters
     ----------
     tables_dir : path-like
-        ``<results_dir>/tables`` with the tables' CSV files and ``sensitivity.csv``.
+        ``<results_dir>/tables`` with the tables' CSV files.
     tolerance : dict
         ``{table: points}``: a cell is a gap when ``|value - paper_value|`` exceeds it.
+    sensitivity : path-like, optional
+        The run's ``sensitivity.csv``; None when the run did not build it (no alternative is then listed).
 
     Returns
     -------
@@ -69,8 +71,7 @@ def gap_rows(tables_dir, tolerance: dict) -> pd.DataFrame:
         delta, ci_low, ci_high, gap_alternative, closes``.
     """
     tables = Path(tables_dir)
-    path = tables / "sensitivity.csv"
-    sensitivity = pd.read_csv(path) if path.exists() else pd.DataFrame(
+    sensitivity = pd.read_csv(sensitivity) if sensitivity is not None else pd.DataFrame(
         columns=["table", "metric", "split", "dataset", "system", "choice", "default", "alternative", "value_default",
                  "value", "delta", "ci_low", "ci_high"]
     )
@@ -100,13 +101,31 @@ def gap_rows(tables_dir, tolerance: dict) -> pd.DataFrame:
     return pd.DataFrame(out, columns=columns)
 
 
-def gaps_markdown(tables_dir, tolerance: dict) -> list[str]:
-    """Markdown lines of the gap section: each gap cell, then the alternatives measured on it."""
-    rows = gap_rows(tables_dir, tolerance)
+#: The gap section's note when the run did not build the sensitivity table.
+NOT_BUILT = ("The sensitivity table is not part of this run (config `sensitivity_table: false`): "
+             "`snakemake --cores 2 --config sensitivity_table=true` builds it and lists under each gap "
+             "what it measured there.")
+
+
+def gaps_markdown(tables_dir, tolerance: dict, sensitivity=None) -> list[str]:
+    """Markdown lines of the gap section: each gap cell, then the alternatives measured on it.
+
+    Parameters
+    ----------
+    tables_dir, tolerance, sensitivity
+        As for :func:`gap_rows`.
+
+    Returns
+    -------
+    list of str
+    """
+    rows = gap_rows(tables_dir, tolerance, sensitivity)
     limits = ", ".join(f"{t} {v:g}" for t, v in sorted(tolerance.items()))
     lines = [f"**Gaps to the papers** (test cells further from the paper than the tolerance: {limits} points), "
              "and what the sensitivity table measured on each. *closes* = the value under that alternative lies "
              "within the tolerance of the paper's.", ""]
+    if sensitivity is None:
+        lines += [NOT_BUILT, ""]
     if rows.empty:
         return lines + ["Every compared cell lies within the tolerance of the paper.", ""]
     for (table, dataset, system), g in rows.groupby(["table", "dataset", "system"], sort=True):
@@ -115,7 +134,8 @@ def gaps_markdown(tables_dir, tolerance: dict) -> list[str]:
                      f"{first.paper_value:.2f} (gap {first.gap:+.2f}).")
         measured = g[g["choice"].notna()]
         if measured.empty:
-            lines.append("  No choice in the sensitivity table was measured on this cell.")
+            if sensitivity is not None:
+                lines.append("  No choice in the sensitivity table was measured on this cell.")
             continue
         measured = measured.assign(rest=measured["gap_alternative"].abs()).sort_values(["rest", "choice", "alternative"])
         for a in measured.itertuples(index=False):
