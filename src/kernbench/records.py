@@ -58,6 +58,7 @@ def make_record(
     curves: dict | None = None,
     artifacts: list[str] | None = None,
     table: str | None = None,
+    grid_choices: dict | None = None,
 ) -> dict:
     """Assemble a run record, deriving ``run_key``, ``metrics`` and ``provenance``.
 
@@ -83,6 +84,11 @@ def make_record(
         Further files to attach in MLflow.
     table : str, optional
         The table the run belongs to; the paper's own table if not given.
+    grid_choices : dict, optional
+        ``{parameter: {"value": chosen, "grid": [candidates]}}`` of every value
+        chosen from a grid (on dev or by cross-validation), built with
+        :func:`kernbench.runs.grid_choice`; the tables flag a choice on the
+        edge of its grid.
 
     Returns
     -------
@@ -106,6 +112,8 @@ def make_record(
         "predictions": str(predictions),
         "provenance": provenance(config_digest=os.environ.get("KERNBENCH_CONFIG_HASH", "unknown"), threads=threads),
     }
+    if grid_choices:
+        record["grid_choices"] = grid_choices
     if artifacts:
         record["artifacts"] = [str(a) for a in artifacts]
     return record

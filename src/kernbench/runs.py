@@ -105,6 +105,39 @@ def select_on_dev(scored, *, higher_is_better: bool = True) -> tuple:
     return best[0], best[2], scores
 
 
+def grid_choice(value, grid) -> dict:
+    """A value chosen from a grid, as a run record's ``grid_choices`` entry holds it.
+
+    Parameters
+    ----------
+    value : float
+        The chosen value.
+    grid : sequence of float
+        Every candidate.
+
+    Returns
+    -------
+    dict
+        ``{"value": value, "grid": sorted candidates}``.
+    """
+    return {"value": float(value), "grid": sorted(float(g) for g in grid)}
+
+
+def grid_edge(choice: dict) -> str | None:
+    """Which edge of its grid a :func:`grid_choice` lies on: ``"top"``, ``"bottom"`` or None.
+
+    A grid of one value has no edge to flag (nothing was chosen).
+    """
+    grid = choice["grid"]
+    if len(grid) < 2:
+        return None
+    if choice["value"] == max(grid):
+        return "top"
+    if choice["value"] == min(grid):
+        return "bottom"
+    return None
+
+
 def table_rows(dataset: str, split: str, scores: dict) -> list[dict]:
     """Table rows ``{"dataset", "split", "metric", "value"}`` of one split's ``{metric: value}``."""
     return [{"dataset": dataset, "split": split, "metric": m, "value": v} for m, v in scores.items()]
