@@ -206,14 +206,18 @@ def _ngram_maps(tokens: np.ndarray, offsets: np.ndarray, lam: float) -> sp.csr_m
 
     Each n-gram gets an integer id level by level: the id of the n-gram starting
     at position ``i`` is the rank of ``(id of its (n-1)-gram prefix, token i+n-1)``.
+    Token ids are first replaced by their rank among the distinct ids, so any
+    integer ids (negative or large ones too) give distinct, non-overflowing keys.
     """
     n = offsets.size - 1
     lengths = np.diff(offsets)
     sent = np.repeat(np.arange(n, dtype=np.int64), lengths)
     end = np.repeat(offsets[1:], lengths)  # one past the last token of each position's sentence
     pos = np.arange(tokens.size, dtype=np.int64)
-    width = int(tokens.max()) + 1 if tokens.size else 1
-    ids = np.unique(tokens, return_inverse=True)[1].astype(np.int64)
+    distinct, tokens = np.unique(tokens, return_inverse=True)
+    tokens = tokens.astype(np.int64).ravel()
+    width = max(distinct.size, 1)
+    ids = tokens.copy()
     rows, cols, vals = [], [], []
     n_feat, order = 0, 1
     while pos.size:
