@@ -1,4 +1,4 @@
-"""Evaluation measures: scikit-learn's and imbalanced-learn's, and the Fisher paper's average precision.
+"""Evaluation measures: scikit-learn's, the ordinal paper's macro-averaged MAE and the Fisher paper's average precision.
 
 Saunders et al. (Section 5) define average precision as "the average of
 precision values obtained when thresholding at each positively classified
@@ -14,7 +14,6 @@ scikit-learn does), so the value does not depend on how ties are ordered.
 from __future__ import annotations
 
 import numpy as np
-from imblearn.metrics import macro_averaged_mean_absolute_error
 from sklearn.metrics import accuracy_score, average_precision_score, f1_score, mean_absolute_error
 
 
@@ -137,6 +136,37 @@ def ranking_scores(y_true, scores, y_pred) -> dict[str, float]:
     }
 
 
+def mae_macro(y_true, y_pred) -> float:
+    """Macro-averaged mean absolute error (Baccianella et al., Eq. 3): the mean over the true ranks.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of int
+        Gold and predicted ranks (star ratings), of the same non-zero length.
+
+    Returns
+    -------
+    float
+        The mean over the distinct values of ``y_true`` of the mean absolute
+        error on the items of that true rank. A predicted rank absent from
+        ``y_true`` has no term of its own.
+
+    Raises
+    ------
+    ValueError
+        If the arrays are empty, not 1-D, or of different lengths.
+    """
+    y_true = np.asarray(y_true)
+    y_pred = np.asarray(y_pred)
+    if y_true.ndim != 1 or y_true.shape != y_pred.shape or not y_true.size:
+        raise ValueError(
+            f"mae_macro: y_true and y_pred must be 1-D of one non-zero length, got shapes {y_true.shape} and {y_pred.shape}"
+        )
+    # the same sums in the same order as imbalanced-learn's macro_averaged_mean_absolute_error, where it is defined
+    per_rank = [np.mean(np.abs(y_pred[y_true == r] - y_true[y_true == r])) for r in np.unique(y_true)]
+    return float(np.sum(per_rank) / len(per_rank))
+
+
 def ordinal_scores(y_true, y_pred) -> dict[str, float]:
     """Macro-averaged MAE (Baccianella et al., Eq. 3), plain MAE and accuracy on star ratings.
 
@@ -153,7 +183,7 @@ def ordinal_scores(y_true, y_pred) -> dict[str, float]:
     y_true = np.asarray(y_true)
     y_pred = np.asarray(y_pred)
     return {
-        "mae_macro": float(macro_averaged_mean_absolute_error(y_true, y_pred)),
+        "mae_macro": mae_macro(y_true, y_pred),
         "mae": float(mean_absolute_error(y_true, y_pred)),
         "accuracy": float(accuracy_score(y_true, y_pred)),
     }

@@ -62,7 +62,7 @@ _SCIKIT_LEARN = (
     "sklearn.feature_extraction.text",
     "sklearn.model_selection",
     "sklearn.metrics",
-    "kernbench.metrics",  # imbalanced-learn, which brings pytest in through sklearn-compat
+    "kernbench.metrics",
 )
 _NUMBA = ("numba", "scipy.linalg.cython_blas", "kernbench.warm_worker:ready_numba")  # cython_blas: numba's BLAS
 _ANYGRAM = (*_NUMBA, "kernbench.kernels.anygram", "kernbench.kernels.ngtk", "kernbench.papers.anygram.experiment")
@@ -97,6 +97,7 @@ ON_DEMAND = {
     "figure": _PLOTS,
     "costs": ("tabulate",),
     "track": ("mlflow", "keras", *_PLOTS),
+    "track-summaries": ("mlflow", *_PLOTS),
     "anygram-primal": (*_SCIKIT_LEARN, *_ANYGRAM),
 }
 

@@ -30,7 +30,7 @@ from sklearn.preprocessing import normalize
 from sklearn.svm import LinearSVR
 
 from kernbench.data import SPLITS
-from kernbench.metrics import ordinal_scores
+from kernbench.metrics import mae_macro
 from kernbench.papers.ordinal import METHODS_WITH_A, SYSTEMS
 from kernbench.papers.ordinal.scores import feature_order, rank_stats
 from kernbench.papers.ordinal.selection import select
@@ -115,22 +115,6 @@ def fit_predict(x_train, y_train, x_eval, columns, *, settings: dict, seed: int)
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(normalize(x_train.tocsr()), y_train)
     return np.clip(np.rint(model.predict(normalize(x_eval.tocsr()))), 1, 5).astype(int)
-
-
-def mae_macro(y_true, y_pred) -> float:
-    """MAE^M, Eq. 3: the mean over the true ranks of the mean absolute error on that rank's documents.
-
-    Computed by imbalanced-learn's ``macro_averaged_mean_absolute_error``
-    (via :func:`kernbench.metrics.ordinal_scores`). That function also
-    iterates over ranks that are only predicted, and fails on them (no
-    document to average over); Eq. 3 averages over the test set's ranks
-    only, which this computes directly in that case.
-    """
-    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
-    ranks = np.unique(y_true)
-    if np.isin(y_pred, ranks).all():
-        return ordinal_scores(y_true, y_pred)["mae_macro"]
-    return float(np.mean([np.abs(y_pred[y_true == r] - r).mean() for r in ranks]))
 
 
 def _score_settings(settings: dict) -> dict:
