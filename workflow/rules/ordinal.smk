@@ -90,27 +90,36 @@ rule ordinal_claims:
         "--resamples {params.resamples} --seed {params.seed} --csv {output.csv:q} --md {output.md:q} > {log:q} 2>&1"
 
 
-# Sensitivity of the ordinal table to the PRP weights: the other weighting, at the compared levels only.
-rule ordinal_sensitivity_prp_weights:
-    input:
-        records=[f"{RESULTS}/{ordinal_plan.RUN.format(dataset=d, slug=SLUGS['PRP'])}.json" for d in ORDINAL_DATASETS],
-        prepared=[f"{RESULTS}/prepared/{d}.parquet" for d in ORDINAL_DATASETS],
-    output:
-        f"{RESULTS}/sensitivity/ordinal/ordinal.prp_weights.csv",
-    params:
-        levels=json.dumps(config["uncertainty"]["ordinal_xi"]),
-        resamples=config["uncertainty"]["resamples"],
-    log:
-        f"{LOGS}/sensitivity/ordinal/ordinal.prp_weights.log",
-    benchmark:
-        f"{BENCHMARKS}/ordinal_sensitivity_prp_weights/sensitivity/ordinal/ordinal.prp_weights.tsv"
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=3000,
-        runtime=30,
-    shell:
-        "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} "
-        "kernbench ordinal-sensitivity --records {input.records:q} --prepared {input.prepared:q} "
-        "--levels {params.levels:q} --resamples {params.resamples} --out {output:q} > {log:q} 2>&1"
+# Sensitivity of the ordinal table to its open choices: PRP under the other weights (ordinal.prp_weights),
+# RR(NC*IDF) under the other smoothing of NC (ordinal.nc_epsilon); the alternative at the compared levels only.
+ORDINAL_SENSITIVITY = {"prp_weights": "PRP", "nc_epsilon": "RR(NC*IDF)"}
+
+for _choice, _system in ORDINAL_SENSITIVITY.items():
+
+    rule:
+        name:
+            f"ordinal_sensitivity_{_choice}"
+        input:
+            records=[f"{RESULTS}/{ordinal_plan.RUN.format(dataset=d, slug=SLUGS[_system])}.json" for d in ORDINAL_DATASETS],
+            prepared=[f"{RESULTS}/prepared/{d}.parquet" for d in ORDINAL_DATASETS],
+        output:
+            f"{RESULTS}/sensitivity/ordinal/ordinal.{_choice}.csv",
+        params:
+            choice=f"ordinal.{_choice}",
+            levels=json.dumps(config["uncertainty"]["ordinal_xi"]),
+            resamples=config["uncertainty"]["resamples"],
+        log:
+            f"{LOGS}/sensitivity/ordinal/ordinal.{_choice}.log",
+        benchmark:
+            f"{BENCHMARKS}/ordinal_sensitivity_{_choice}/sensitivity/ordinal/ordinal.{_choice}.tsv"
+        conda:
+            CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=3000,
+            runtime=30,
+        shell:
+            "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} "
+            "kernbench ordinal-sensitivity --choice {params.choice} --records {input.records:q} "
+            "--prepared {input.prepared:q} --levels {params.levels:q} --resamples {params.resamples} "
+            "--out {output:q} > {log:q} 2>&1"

@@ -20,7 +20,7 @@ from kernbench.papers.ordinal.claims import curves_from_records, evaluate_claims
 from kernbench.papers.ordinal.plot import curves_figure, plot_curves
 from kernbench.papers.ordinal.runner import mae_macro, run_system
 from kernbench.papers.ordinal.selection import n_selected, round_robin, select
-from kernbench.papers.ordinal.sensitivity import prp_weights_rows
+from kernbench.papers.ordinal.sensitivity import nc_epsilon_rows, prp_weights_rows
 from kernbench.records import flat_metrics
 from kernbench.report.tables import build_table, load_paper_values, markdown_subset, write_table
 from tests.conftest import REPO_ROOT, write_record
@@ -29,6 +29,7 @@ SETTINGS = {
     "levels": [0.01, 0.1, 0.5],
     "a_grid": [1.0, 4.0],
     "epsilon": 0.1,
+    "nc_epsilon": 0.1,
     "prp_spread": 2.0,
     "prp_weights": "redistribute",
     "C": 1.0,
@@ -148,6 +149,47 @@ def test_prp_weights_sensitivity_rows_on_real_reviews(hotel):
                          levels=[0.3], resamples=10, seed=0)
 
 
+def test_test_levels_keep_the_a_chosen_over_every_level(hotel):
+    settings = {**SETTINGS, "nc_epsilon": 0.0}
+    full = run_system(hotel, dataset="reviews_hotel", system="RR(NC*IDF)", settings=settings, seed=0)
+    part = run_system(hotel, dataset="reviews_hotel", system="RR(NC*IDF)", settings=settings, seed=0,
+                      test_levels=[0.1])
+    assert part.chosen["a"] == full.chosen["a"]
+    assert part.rows == [r for r in full.rows if r["xi"] == 0.1]
+    assert set(part.predictions["xi"]) == {0.1}
+    with pytest.raises(ValueError, match="not in ordinal.run.levels"):
+        run_system(hotel, dataset="reviews_hotel", system="PRP", settings=SETTINGS, seed=0, test_levels=[0.3])
+
+
+def test_nc_epsilon_sensitivity_rows_on_real_reviews(hotel):
+    default = run_system(hotel, dataset="reviews_hotel", system="RR(NC*IDF)", settings=SETTINGS, seed=0)
+    rows = nc_epsilon_rows(
+        hotel, dataset="reviews_hotel", default_predictions=default.predictions, settings=SETTINGS,
+        levels=[0.01, 0.1], resamples=200, seed=0,
+    )
+    assert [r["system"] for r in rows] == ["RR(NC*IDF) xi=0.01", "RR(NC*IDF) xi=0.1"]
+    assert {r["choice"] for r in rows} == {"ordinal.nc_epsilon"}
+    assert rows[0]["default"] == "NC + 0.1 (the epsilon of Eq. 1)"
+    assert rows[0]["alternative"] == "NC + 0 (Eq. 2 as printed)"
+    printed = run_system(hotel, dataset="reviews_hotel", system="RR(NC*IDF)",
+                         settings={**SETTINGS, "nc_epsilon": 0.0}, seed=0)
+    by_level = {r["xi"]: r["value"] for r in printed.rows}
+    for row, xi in zip(rows, [0.01, 0.1]):
+        assert row["value_default"] == pytest.approx(next(r["value"] for r in default.rows if r["xi"] == xi))
+        assert row["value"] == pytest.approx(by_level[xi])
+    # the two readings select different features at 1 %: rank-pure hapaxes first without smoothing
+    assert any(row["value"] != row["value_default"] for row in rows)
+    # with Eq. 2 as printed the default, the alternative is Eq. 1's epsilon
+    swapped = nc_epsilon_rows(
+        hotel, dataset="reviews_hotel", default_predictions=printed.predictions,
+        settings={**SETTINGS, "nc_epsilon": 0.0}, levels=[0.1], resamples=50, seed=0,
+    )
+    assert [(r["default"], r["alternative"]) for r in swapped] == [
+        ("NC + 0 (Eq. 2 as printed)", "NC + 0.1 (the epsilon of Eq. 1)")
+    ]
+    assert swapped[0]["value"] == pytest.approx(rows[1]["value_default"])
+
+
 def test_runner_rejects_missing_split_and_unknown_system(hotel):
     with pytest.raises(ValueError, match="dev"):
         run_system(hotel[hotel["split"] != "dev"], dataset="reviews_hotel", system="Var", settings=SETTINGS, seed=0)
@@ -218,7 +260,11 @@ def test_claims_rest_on_significant_differences(tmp_path):
         predictions[system] = {x: _off_by(y_true, rng, 0.2) for x in CLAIM_LEVELS}
     items = items_from_records(_prediction_records(tmp_path, y_true, predictions))
     table = evaluate_claims(items, resamples=300, seed=0).set_index("claim")
-    assert table["answer"].to_dict() == {"i": "yes", "ii": "yes", "iii": "yes"}
+    # (iv): the baselines are flat (90 % off by one at every level), so not unstable
+    assert table["answer"].to_dict() == {"i": "yes", "ii": "yes", "iii": "yes", "iv": "no"}
+    # (i) over every level of the figure (0.01 included), against four baselines, Triv among them
+    assert table.loc["i", "evidence"].startswith("7 levels;") and "Triv 1.2000" in table.loc["i", "evidence"]
+    assert "four baselines (Var, RR(Var), PRP, Triv)" in table.loc["i", "statement"]
     assert "departures at 0/6 levels" in table.loc["ii", "evidence"]
     assert "below FFS at 5/5 levels, significantly at 5" in table.loc["iii", "evidence"]  # 0.01 .. 0.3
 
@@ -255,9 +301,53 @@ def test_a_method_below_ffs_at_one_level_by_noise_is_not_a_yes(tmp_path):
     assert "significantly at 0" in table.loc["iii", "evidence"]
 
 
+def test_claim_i_counts_triv_as_the_fourth_baseline(tmp_path):
+    rng = np.random.default_rng(2)
+    y_true = rng.integers(1, 6, 500)
+    three = np.full(500, 3)
+    predictions = {"FFS": {1.0: _off_by(y_true, rng, 0.5)}, "Triv": {None: three}}
+    for system in ("Var", "RR(Var)", "PRP"):
+        predictions[system] = {x: 6 - y_true for x in CLAIM_LEVELS}  # MAE^M 2.4
+    for system in ("RR(IGOR)", "Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)"):
+        predictions[system] = {x: three.copy() for x in CLAIM_LEVELS}  # no better than Triv: MAE^M 1.2
+    table = evaluate_claims(items_from_records(_prediction_records(tmp_path, y_true, predictions)),
+                            resamples=300, seed=0).set_index("claim")
+    # far below Var, RR(Var), PRP at every level, level with Triv: not superior to the four baselines
+    assert table.loc["i", "answer"] == "partly"
+    assert "vs Triv 0% of the levels" in table.loc["i", "evidence"]
+    assert "all pairs 75%" in table.loc["i", "evidence"]  # 12 of the 16 pairs at every level, the 4 with Triv at none
+
+
+@pytest.mark.parametrize(
+    ("unstable", "answer"),
+    [(("Var", "RR(Var)", "PRP"), "yes"), (("PRP",), "partly"), ((), "no")],
+)
+def test_claim_iv_finds_the_unstable_baselines(tmp_path, unstable, answer):
+    rng = np.random.default_rng(3)
+    y_true = rng.integers(1, 6, 500)
+    predictions = {"FFS": {1.0: _off_by(y_true, rng, 0.5)}, "Triv": {None: np.full(500, 3)}}
+    bad = {0.1, 0.3, 0.99}  # three of the six levels of [0.05, 1]
+    for system in ("Var", "RR(Var)", "PRP"):
+        predictions[system] = {
+            x: _off_by(y_true, rng, 0.9 if system in unstable and x in bad else 0.1) for x in CLAIM_LEVELS
+        }
+    for system in ("RR(IGOR)", "Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)"):
+        predictions[system] = {x: _off_by(y_true, rng, 0.2) for x in CLAIM_LEVELS}
+    table = evaluate_claims(items_from_records(_prediction_records(tmp_path, y_true, predictions)),
+                            resamples=300, seed=0).set_index("claim")
+    assert table.loc["iv", "answer"] == answer
+    evidence = table.loc["iv", "evidence"]
+    for system in ("Var", "RR(Var)", "PRP"):
+        assert f"{system} spread" in evidence
+        assert (f"{system} spread" in evidence and f"departures at {3 if system in unstable else 0}/6 levels"
+                in evidence.split(f"{system} spread")[1].split(";")[0])
+    assert table.loc["ii", "answer"] == "yes"  # the new methods' own rule is untouched
+
+
 def test_claims_rules_text_names_the_thresholds():
     text = rules_text(alpha=0.01, yes_share=0.75, partly_share=0.25, stable_share=0.9, stability_tolerance=0.1)
     assert "p < 0.01" in text and ">= 75%" in text and ">= 25%" in text and ">= 90%" in text and "0.1" in text
+    assert "(iv)" in text and "more than 10% of the levels" in text
 
 
 def test_figure_is_written(tmp_path):

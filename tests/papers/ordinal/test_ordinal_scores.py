@@ -16,6 +16,7 @@ from kernbench.papers.ordinal.scores import (
     rank_stats,
     rr_igor_order,
     rr_nc_idf_order,
+    rr_nc_idf_scores,
     rr_var_idf_order,
     rr_var_order,
     var_idf_order,
@@ -93,6 +94,47 @@ def test_nc_assigns_the_rank_of_least_error(stats):
     # a = 3: rank 1: f4 (-0.6 * 0.4055^3 = -0.0400), f0 (-0.1326), f6 (-0.2553), f5 (-1.4586);
     # rank 2: f2 (-0.2553), f3 (-0.5752); rank 3: f1 (-0.1326)
     assert rr_nc_idf_order(stats, a=3.0).tolist() == [4, 2, 1, 0, 3, 6, 5]
+
+
+def test_nc_without_epsilon_is_eq2_as_printed(stats):
+    # epsilon = 0, a = 1: -NC(t, R(t)) * IDF(t): f0 0, f1 0, f3 0 (rank-pure); f4 -0.5 ln 1.5 = -0.2027;
+    # f2 -(2/3) ln 2 = -0.4621 (rank 2); f6 -(2/3) ln 2 (rank 1); f5 -1 * ln 3 = -1.0986 (ranks tie at 1: rank 1)
+    score, rank = rr_nc_idf_scores(stats, a=1.0, epsilon=0.0)
+    np.testing.assert_allclose(score, [0, 0, -2 / 3 * np.log(2), 0, -0.5 * np.log(1.5), -np.log(3), -2 / 3 * np.log(2)])
+    assert rank.tolist() == [0, 2, 1, 1, 0, 0, 0]
+    # rank 1: f0, f4, f6, f5; rank 2: f3, f2; rank 3: f1
+    assert rr_nc_idf_order(stats, a=1.0, epsilon=0.0).tolist() == [0, 3, 1, 4, 2, 6, 5]
+    # Without smoothing, a cannot move a rank-pure feature: its score is 0 for every a.
+    for a in (0.5, 4.0, 16.0):
+        assert rr_nc_idf_scores(stats, a=a, epsilon=0.0)[0][[0, 1, 3]].tolist() == [0, 0, 0]
+
+
+def test_nc_epsilon_zero_ties_go_to_the_lower_idf_as_in_the_limit():
+    # Four documents of rank 1, two of rank 2 (3-rank scale, rank 3 empty is not allowed: use ranks 1, 2).
+    labels = np.array([1, 1, 1, 1, 2, 2])
+    # f0: a rank-1 hapax (IDF ln 6); f1: in three rank-1 documents (IDF ln 2); f2: in every document (IDF 0);
+    # f3: rank 2 only, two documents (IDF ln 3)
+    presence = _presence({0: [0], 1: [0, 1, 2], 2: [0, 1, 2, 3, 4, 5], 3: [4, 5]})
+    stats = rank_stats(presence, labels, ranks=[1, 2])
+    score, rank = rr_nc_idf_scores(stats, a=2.0, epsilon=0.0)
+    assert score.tolist() == [0, 0, 0, 0] and rank.tolist() == [0, 0, 0, 1]
+    # All four score 0: the lower IDF^a goes first (f2, IDF 0; then f1 before the hapax f0), not the lower index.
+    assert rr_nc_idf_order(stats, a=2.0, epsilon=0.0).tolist() == [2, 3, 1, 0]
+    # ... which is the order every small epsilon gives
+    assert rr_nc_idf_order(stats, a=2.0, epsilon=1e-6).tolist() == [2, 3, 1, 0]
+    assert rr_nc_idf_order(stats, a=2.0, epsilon=0.1).tolist() == [2, 3, 1, 0]
+
+
+def test_nc_epsilon_is_its_own_key_and_must_not_be_negative(stats):
+    # RR(NC*IDF) reads nc_epsilon, Var*IDF reads epsilon
+    assert feature_order("RR(NC*IDF)", stats, a=1.0, epsilon=5.0, nc_epsilon=0.0).tolist() == (
+        rr_nc_idf_order(stats, a=1.0, epsilon=0.0).tolist()
+    )
+    assert feature_order("Var*IDF", stats, a=1.0, epsilon=0.1, nc_epsilon=0.0).tolist() == (
+        var_idf_order(stats, a=1.0, epsilon=0.1).tolist()
+    )
+    with pytest.raises(ValueError, match="nc_epsilon = -0.1"):
+        feature_order("RR(NC*IDF)", stats, a=1.0, nc_epsilon=-0.1)
 
 
 def test_igor_round_robin_over_cumulative_splits(stats):

@@ -4,7 +4,7 @@ Modules: :mod:`~kernbench.papers.ordinal.scores` (the seven feature scoring
 functions), :mod:`~kernbench.papers.ordinal.selection` (round robin and reduction
 levels), :mod:`~kernbench.papers.ordinal.runner` (tf-idf, linear epsilon-SVR, tuning
 of ``a`` and the per-level evaluation), :mod:`~kernbench.papers.ordinal.claims`
-(the paper's three claims checked against the curves) and
+(the paper's four claims checked against the curves) and
 :mod:`~kernbench.papers.ordinal.plot` (Figure 1).
 """
 
@@ -43,5 +43,5 @@ PAPER = Paper(
     figures={"ordinal": "kernbench.papers.ordinal.plot:ordinal_curves"},
     command_modules=("kernbench.papers.ordinal.commands",),
     level_baselines=REFERENCE_SYSTEMS,
-    extra_tables={"ordinal_claims": "Baccianella, Esuli & Sebastiani: the three claims about Figure 1"},
+    extra_tables={"ordinal_claims": "Baccianella, Esuli & Sebastiani: the four claims about Figure 1"},
 )

@@ -19,7 +19,7 @@ def _cmd_run(args) -> None:
     from kernbench.errors import DataError
     from kernbench.papers.ordinal import PAPER, SYSTEM_OF_SLUG, SYSTEMS
     from kernbench.papers.ordinal.runner import run_system
-    from kernbench.runs import write_run
+    from kernbench.runs import grid_choice, write_run
 
     system = SYSTEM_OF_SLUG.get(args.system, args.system)
     if system not in SYSTEMS:
@@ -52,6 +52,7 @@ def _cmd_run(args) -> None:
         predictions=result.predictions,
         timings=timings,
         curves=result.curves,
+        grid_choices={"a": grid_choice(result.chosen["a"], settings["a_grid"])} if "a" in result.chosen else None,
     )
     values = [r["value"] for r in result.rows]
     log.info(
@@ -98,22 +99,24 @@ def _cmd_sensitivity(args) -> None:
     import pandas as pd
 
     from kernbench.errors import DataError
-    from kernbench.papers.ordinal.sensitivity import prp_weights_rows
+    from kernbench.papers.ordinal.sensitivity import SYSTEM_OF_CHOICE, nc_epsilon_rows, prp_weights_rows
     from kernbench.records import load_record
     from kernbench.report.sensitivity import write_rows
 
     if len(args.records) != len(args.prepared):
         raise DataError(f"--records ({len(args.records)}) and --prepared ({len(args.prepared)}) differ in length")
+    rows_of = {"ordinal.prp_weights": prp_weights_rows, "ordinal.nc_epsilon": nc_epsilon_rows}
+    system = SYSTEM_OF_CHOICE[args.choice]
     levels = json.loads(args.levels)
     rows = []
     started = time.perf_counter()
     for record_path, prepared in zip(args.records, args.prepared):
         record = load_record(record_path)
-        if record["system"] != "PRP":
-            raise DataError(f"{record_path}: a PRP run record is needed, not {record['system']!r}")
+        if record["system"] != system:
+            raise DataError(f"{record_path}: --choice {args.choice} needs a {system} run record, not {record['system']!r}")
         settings = {k: v for k, v in record["params"].items() if k not in ("seed", "profile", "chosen")}
         try:
-            rows += prp_weights_rows(
+            rows += rows_of[args.choice](
                 pd.read_parquet(prepared),
                 dataset=record["dataset"],
                 default_predictions=pd.read_parquet(record["predictions"]),
@@ -138,7 +141,7 @@ def register(subparsers) -> None:
     add_run_arguments(p)
     p.set_defaults(func=_cmd_run)
 
-    p = add_plumbing(subparsers, "ordinal-claims", "answer the paper's three claims from the run records")
+    p = add_plumbing(subparsers, "ordinal-claims", "answer the paper's four claims from the run records")
     add_input_arguments(p, "--records")
     p.add_argument("--params", required=True, help="JSON: the ordinal.claims config block")
     p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples of each paired comparison")
@@ -148,9 +151,14 @@ def register(subparsers) -> None:
     p.set_defaults(func=_cmd_claims)
 
     p = add_plumbing(
-        subparsers, "ordinal-sensitivity", "sensitivity rows: PRP under the other weights at a few levels (ordinal.prp_weights)"
+        subparsers, "ordinal-sensitivity",
+        "sensitivity rows: PRP under the other weights (ordinal.prp_weights) or RR(NC*IDF) under the other "
+        "smoothing of NC (ordinal.nc_epsilon), at a few levels",
     )
-    p.add_argument("--records", nargs="+", required=True, help="run records of the PRP jobs (default weights)")
+    p.add_argument("--choice", choices=["ordinal.prp_weights", "ordinal.nc_epsilon"], default="ordinal.prp_weights",
+                   help="the open choice measured")
+    p.add_argument("--records", nargs="+", required=True,
+                   help="run records of the system the choice concerns (PRP; RR(NC*IDF)), default settings")
     p.add_argument("--prepared", nargs="+", required=True, help="prepared datasets, in the order of --records")
     p.add_argument("--levels", required=True, help="JSON list of reduction levels compared")
     p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")

@@ -8,6 +8,8 @@ from kernbench.papers.ordinal import SLUGS
 #: Run files, relative to the results directory, without their suffix; ``{dataset}`` and
 #: ``{slug}`` (a value of :data:`kernbench.papers.ordinal.SLUGS`) are the workflow's wildcards.
 RUN = "runs/ordinal/{dataset}/featsel/{slug}"
+#: Open choices with sensitivity rows, each written to ``sensitivity/ordinal/ordinal.<choice>.csv``.
+SENSITIVITY_CHOICES = ("prp_weights", "nc_epsilon")
 
 
 def datasets(config: dict) -> list[str]:
@@ -33,7 +35,7 @@ def targets(config: dict, results: str) -> PaperTargets:
     if "ordinal" in config["tables"]:
         outputs = [f"{results}/figures/ordinal_{d}.png" for d in names]
         outputs += [f"{results}/tables/ordinal_claims.{ext}" for ext in ("csv", "md")]
-        sensitivity = [f"{results}/sensitivity/ordinal/ordinal.prp_weights.csv"]
+        sensitivity = [f"{results}/sensitivity/ordinal/ordinal.{choice}.csv" for choice in SENSITIVITY_CHOICES]
     return PaperTargets(
         records=records(config, results),
         outputs=outputs,

@@ -120,6 +120,7 @@ def fit_predict(x_train, y_train, x_eval, columns, *, settings: dict, seed: int)
 def _score_settings(settings: dict) -> dict:
     return {
         "epsilon": settings["epsilon"],
+        "nc_epsilon": settings["nc_epsilon"],
         "prp_spread": settings["prp_spread"],
         "prp_weights": settings["prp_weights"],
     }
@@ -134,7 +135,9 @@ def _curve(order, levels, x_train, y_train, x_eval, y_eval, settings, seed, desc
     return values, predictions
 
 
-def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict, seed: int) -> OrdinalResult:
+def run_system(
+    frame: pd.DataFrame, *, dataset: str, system: str, settings: dict, seed: int, test_levels=None
+) -> OrdinalResult:
     """Run one system of the paper's Figure 1 on one prepared review dataset.
 
     Parameters
@@ -147,10 +150,14 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
         ``FFS``, ``Triv`` or one of :data:`kernbench.papers.ordinal.SELECTION_METHODS`.
     settings : dict
         The ``ordinal`` config block (``levels``, ``a_grid``, ``C``,
-        ``svr_epsilon``, ``max_iter``, ``epsilon``, ``prp_spread``, ``prp_weights``, ``min_df``,
-        ``sublinear_tf``).
+        ``svr_epsilon``, ``max_iter``, ``epsilon``, ``nc_epsilon``, ``prp_spread``, ``prp_weights``,
+        ``min_df``, ``sublinear_tf``).
     seed : int
         Solver seed.
+    test_levels : sequence of float, optional
+        Levels evaluated on test (default: ``settings["levels"]``). ``a`` is still chosen on dev over
+        every level of ``settings["levels"]``, so a run restricted to a few test levels keeps the ``a``
+        of the full run.
 
     Returns
     -------
@@ -159,7 +166,8 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
     Raises
     ------
     ValueError
-        If the system is unknown or a split the protocol needs is empty.
+        If the system is unknown, a split the protocol needs is empty or a test level is not one of
+        ``settings["levels"]``.
     """
     if system not in SYSTEMS:
         raise ValueError(f"unknown ordinal system {system!r}; expected one of {list(SYSTEMS)}")
@@ -171,6 +179,10 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
     test = parts["test"]
     y_full, y_test = full_train["label"].to_numpy(dtype=int), test["label"].to_numpy(dtype=int)
     levels = [float(xi) for xi in settings["levels"]]
+    evaluated = levels if test_levels is None else [float(xi) for xi in test_levels]
+    unknown = [xi for xi in evaluated if not np.isclose(levels, xi).any()]
+    if unknown:
+        raise ValueError(f"{dataset}: test level(s) {unknown} are not in ordinal.run.levels")
     timings: dict[str, float] = {}
     row = {"dataset": dataset, "split": "test", "metric": "mae_macro"}
 
@@ -192,7 +204,7 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
         chosen = {"n_features": int(x_full.shape[1])}
         return OrdinalResult([{**row, "xi": 1.0, "value": value}], {}, predictions, chosen, timings)
 
-    curves: dict[str, list[float]] = {"xi": levels}
+    curves: dict[str, list[float]] = {"xi": evaluated}
     chosen: dict = {}
     a = None
     if system in METHODS_WITH_A:
@@ -219,16 +231,16 @@ def run_system(frame: pd.DataFrame, *, dataset: str, system: str, settings: dict
     order = feature_order(system, stats, a=a, **_score_settings(settings))
     timings["score"] = time.perf_counter() - started
     started = time.perf_counter()
-    values, predicted = _curve(order, levels, x_full, y_full.astype(float), x_test, y_test, settings, seed,
+    values, predicted = _curve(order, evaluated, x_full, y_full.astype(float), x_test, y_test, settings, seed,
                                desc=f"{dataset} {system} test")
     timings["evaluate"] = time.perf_counter() - started
     curves["test.mae_macro"] = values
     chosen["n_features"] = int(x_full.shape[1])
-    rows = [{**row, "xi": xi, "value": v} for xi, v in zip(levels, values)]
+    rows = [{**row, "xi": xi, "value": v} for xi, v in zip(evaluated, values)]
     predictions = pd.concat(
         [
             pd.DataFrame({"id": test["id"].to_numpy(), "xi": xi, "y_true": y_test, "y_pred": y_pred})
-            for xi, y_pred in zip(levels, predicted)
+            for xi, y_pred in zip(evaluated, predicted)
         ],
         ignore_index=True,
     )

@@ -121,9 +121,19 @@ def order_by_score(score: np.ndarray) -> np.ndarray:
     return np.argsort(-np.round(np.asarray(score, dtype=float), 12), kind="stable")
 
 
-def _grouped_round_robin(score: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Sort each group's features by decreasing score and let the groups pick in turn."""
-    order = order_by_score(score)
+def order_by_score_then(score: np.ndarray, then: np.ndarray) -> np.ndarray:
+    """Feature indices by decreasing score, ties by increasing ``then``, then by increasing index.
+
+    Both keys are rounded to 12 decimals first, as in :func:`order_by_score`.
+    """
+    score = np.round(np.asarray(score, dtype=float), 12)
+    then = np.round(np.asarray(then, dtype=float), 12)
+    return np.lexsort((np.arange(len(score)), then, -score))
+
+
+def _grouped_round_robin(score: np.ndarray, group: np.ndarray, n_groups: int, order=None) -> np.ndarray:
+    """Sort each group's features by decreasing score (or by ``order``) and let the groups pick in turn."""
+    order = order_by_score(score) if order is None else order
     return round_robin([order[group[order] == j] for j in range(n_groups)])
 
 
@@ -331,21 +341,53 @@ def nc_table(stats: RankStats) -> np.ndarray:
     return stats.counts @ distance / stats.df[:, None]
 
 
+def rr_nc_idf_scores(stats: RankStats, *, a: float, epsilon: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. 2 scores and the rank ``R(t_k)`` of every feature.
+
+    ``R(t_k) = argmin_j NC_Tr(t_k, r_j)`` (the lower rank on a tie);
+    ``Score(t_k) = -(NC_Tr(t_k, R(t_k)) + epsilon) * IDF(t_k)^a``.
+
+    Returns
+    -------
+    score : numpy.ndarray, shape (n_features,)
+    rank : numpy.ndarray of int, shape (n_features,)
+        Index of ``R(t_k)`` in ``stats.ranks``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is negative.
+    """
+    if epsilon < 0:
+        raise ValueError(f"ordinal.run.nc_epsilon = {epsilon!r}: the smoothing of NC must be >= 0")
+    nc = nc_table(stats)
+    best = np.argmin(nc, axis=1)
+    return -(nc[np.arange(len(best)), best] + epsilon) * stats.idf**a, best
+
+
 def rr_nc_idf_order(stats: RankStats, *, a: float, epsilon: float = 0.1) -> np.ndarray:
     """``RR(NC*IDF)``, Eq. 2, with a round robin across ranks.
 
-    ``R(t_k) = argmin_j NC_Tr(t_k, r_j)`` (the lower rank on a tie);
-    ``Score(t_k) = -(NC_Tr(t_k, R(t_k)) + epsilon) * IDF(t_k)^a``. The
-    summary prints Eq. 2 without the ``epsilon`` of Eq. 1; it is added here
-    for the reason Eq. 1 gives (a feature whose documents all have one rank
-    has NC 0, and without smoothing ``a`` could not push such hapaxes
-    down). Each rank ``r_j`` sorts the features with ``R(t_k) = r_j`` by
-    decreasing score and the ranks pick in turn, ``r_1`` first.
+    Scores and ranks :func:`rr_nc_idf_scores`. The summary prints Eq. 2
+    without the ``epsilon`` of Eq. 1; ``epsilon`` (``ordinal.run.nc_epsilon``)
+    is added for the reason Eq. 1 gives: a feature whose documents all have
+    one rank has NC 0, and without smoothing its score is 0, the highest,
+    whatever its IDF and ``a``. Each rank ``r_j`` sorts the features with
+    ``R(t_k) = r_j`` by decreasing score and the ranks pick in turn, ``r_1``
+    first.
+
+    Equal scores go to the lower ``IDF(t_k)^a`` first, then to the lower
+    feature index. With ``epsilon > 0`` this tie-break almost never acts (two
+    features would need equal products with different factors). With
+    ``epsilon = 0`` it decides among every rank-pure feature (NC 0) and every
+    feature in all training documents (IDF 0), which all score 0: it gives the
+    order of the limit ``epsilon -> 0+``, in which Eq. 2's IDF factor still
+    puts the frequent rank-pure features before the hapaxes, instead of an
+    alphabetical choice among them.
     """
-    nc = nc_table(stats)
-    best = np.argmin(nc, axis=1)
-    score = -(nc[np.arange(len(best)), best] + epsilon) * stats.idf**a
-    return _grouped_round_robin(score, best, len(stats.ranks))
+    score, best = rr_nc_idf_scores(stats, a=a, epsilon=epsilon)
+    order = order_by_score_then(score, stats.idf**a)
+    return _grouped_round_robin(score, best, len(stats.ranks), order)
 
 
 def feature_order(
@@ -354,6 +396,7 @@ def feature_order(
     *,
     a: float | None = None,
     epsilon: float = 0.1,
+    nc_epsilon: float = 0.1,
     prp_spread: float = 2.0,
     prp_weights: str = "redistribute",
 ) -> np.ndarray:
@@ -368,7 +411,9 @@ def feature_order(
     a : float, optional
         IDF exponent; required by ``Var*IDF``, ``RR(Var*IDF)`` and ``RR(NC*IDF)``.
     epsilon : float
-        Smoothing of Eq. 1 and Eq. 2.
+        Smoothing of Var in Eq. 1 (``Var*IDF``, ``RR(Var*IDF)``).
+    nc_epsilon : float
+        Smoothing of NC in Eq. 2 (``RR(NC*IDF)``); 0 is Eq. 2 as printed.
     prp_spread : float
         Reach of the PRP redistribution (see :func:`rank_similarity`).
     prp_weights : str
@@ -391,5 +436,5 @@ def feature_order(
     if method in with_a:
         if a is None:
             raise ValueError(f"method {method!r} needs the IDF exponent a")
-        return with_a[method](stats, a=a, epsilon=epsilon)
+        return with_a[method](stats, a=a, epsilon=nc_epsilon if method == "RR(NC*IDF)" else epsilon)
     raise ValueError(f"unknown feature selection method {method!r}; expected one of {[*plain, *with_a]}")

@@ -48,5 +48,5 @@ def _claims(tables: Path) -> list[str]:
 
 
 def summary_lines(tables: Path, *, levels=()) -> list[str]:
-    """Lines of ``results.md`` for Figure 1 at ``levels`` and for the three claims; none without the tables."""
+    """Lines of ``results.md`` for Figure 1 at ``levels`` and for the four claims; none without the tables."""
     return _curves(tables, levels) + _claims(tables)
