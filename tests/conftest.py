@@ -130,6 +130,7 @@ def write_record(
     artifacts: list | None = None,
     provenance: dict | None = None,
     table: str | None = None,
+    grid_choices: dict | None = None,
 ) -> Path:
     """Write the run record an experiment job would write, built by :func:`kernbench.records.make_record`.
 
@@ -161,6 +162,8 @@ def write_record(
         The record's provenance; empty by default.
     table : str, optional
         The table the run belongs to; the paper's by default.
+    grid_choices : dict, optional
+        Values chosen from a grid (:func:`kernbench.runs.grid_choice`); none by default.
 
     Returns
     -------
@@ -181,6 +184,7 @@ def write_record(
         curves=curves,
         artifacts=artifacts,
         table=table,
+        grid_choices=grid_choices,
     )
     record["provenance"] = provenance or {}
     path.write_text(json.dumps(record))

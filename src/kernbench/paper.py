@@ -47,6 +47,10 @@ class Paper:
     catalog_tasks : tuple of str
         Tasks of the config's ``catalog`` datasets (datasets of your own) that this
         paper's systems run; their runs are filed under the paper.
+    noise_choices : tuple of str
+        Choices of the sensitivity table that are sources of selection noise, not readings of
+        the paper (a seed of a split the paper never published): the gap section shows the
+        spread of their values as a noise band beside each gap, never as closing it.
     """
 
     name: str
@@ -61,6 +65,7 @@ class Paper:
     extra_tables: dict = field(default_factory=dict)
     targets: str = ""
     catalog_tasks: tuple[str, ...] = ()
+    noise_choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

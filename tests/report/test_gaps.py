@@ -54,24 +54,66 @@ def test_gap_cells_list_the_alternatives_measured_on_them(tmp_path):
     assert "**anygram / sst / AGKwess**" in text and "No choice in the sensitivity table was measured" in text
 
 
-def test_fisher_gaps_are_taken_on_the_mean_over_categories(tmp_path):
+def test_fisher_gaps_are_taken_on_the_mean_over_categories_and_listed_per_category(tmp_path):
     _table(tmp_path, "fisher", [
-        ("earn", "FSA-ln", "average_precision", 90.0, 99.0),
-        ("acq", "FSA-ln", "average_precision", 94.0, 95.0),  # mean 92.0 against 97.0
+        ("earn", "FSA-ln", "average_precision", 90.0, 99.0),   # gap -9: listed per category
+        ("acq", "FSA-ln", "average_precision", 94.0, 95.0),    # mean 92.0 against 97.0; acq within 2 points
+        ("acq", "FSA-uniform", "average_precision", 99.0, 96.0),  # +3 per category, mean +3 too
+        ("earn", "FSA-uniform", "average_precision", 99.0, 99.5),
     ])
     sensitivity = _sensitivity(tmp_path, [
         ("fisher", "fisher.c", "earn", "FSA-ln", "average_precision", "c = 1000", 90.0, 96.0),
         ("fisher", "fisher.c", "acq", "FSA-ln", "average_precision", "c = 1000", 94.0, 96.0),
+        ("fisher", "fisher.loss", "earn", "FSA-ln", "average_precision", "hinge", 90.0, 98.0),
     ])
     rows = gap_rows(tmp_path, {"fisher": 2.0}, sensitivity)
-    assert len(rows) == 1
-    row = rows.iloc[0]
-    assert (row["dataset"], row["value"], row["paper_value"], row["delta"]) == ("mean", 92.0, 97.0, 4.0)
-    assert row["value_alternative"] == 96.0 and row["closes"]
+    headline = rows[rows["level"] == "headline"]
+    ln = headline[(headline["system"] == "FSA-ln") & (headline["choice"] == "fisher.c")].iloc[0]
+    assert (ln["dataset"], ln["value"], ln["paper_value"], ln["delta"]) == ("mean", 92.0, 97.0, 4.0)
+    assert ln["value_alternative"] == 96.0 and ln["closes"]
+    per_dataset = rows[rows["level"] == "per_dataset"]
+    assert set(zip(per_dataset["dataset"], per_dataset["system"])) == {("earn", "FSA-ln"), ("acq", "FSA-uniform")}
     text = results_markdown(tmp_path, levels=[0.1], profile="full", gap_tolerance={"fisher": 2.0},
                             sensitivity=sensitivity)
     assert "**fisher / mean / FSA-ln**: 92.00 against the paper's 97.00 (gap -5.00)." in text
     assert "`fisher.c` = c = 1000: 96.00" in text
+    assert "fisher, cell by cell: 2 of 4 cells lie further than 2 points from the paper" in text
+    # the closest alternative of the earn cell is the loss (gap left -1), with its own interval
+    assert "| earn | FSA-ln | 90.00 | 99.00 | -9.00 | `fisher.loss` = hinge | 98.00 (Δ +8.00 [+7.00, +9.00]) | -1.00 (closes) |" in text
+    assert "`fisher.c` = c = 1000: 96.00 (Δ +4.00; gap left -1.00) — closes (no interval: a mean over datasets)" in text
+    assert "| acq | FSA-uniform | 99.00 | 96.00 | +3.00 | none measured" in text
+
+
+def test_an_alternative_whose_interval_includes_zero_does_not_close_a_gap(tmp_path):
+    _table(tmp_path, "anygram", [("laptop", "AGKsm", "accuracy", 60.0, 63.0)])
+    frame = pd.read_csv(_sensitivity(tmp_path, [
+        ("anygram", "anygram.lam", "laptop", "AGKsm", "accuracy", "lam = 0.6", 60.0, 62.0),
+    ]))
+    frame[["ci_low", "ci_high"]] = [[-0.5, 4.0]]
+    frame.to_csv(tmp_path / "sensitivity.csv", index=False)
+    rows = gap_rows(tmp_path, {"anygram": 2.0}, tmp_path / "sensitivity.csv")
+    assert rows.iloc[0]["closes"] and not rows.iloc[0]["significant"]
+    text = "\n".join(gaps_markdown(tmp_path, {"anygram": 2.0}, tmp_path / "sensitivity.csv"))
+    assert "gap left -1.00) — within the tolerance, but its change's interval includes 0" in text
+    assert "— closes" not in text
+
+
+def test_a_noise_choice_is_a_band_beside_the_gap_never_an_alternative(tmp_path):
+    _table(tmp_path, "anygram", [("semeval14_laptop", "AGKwess", "accuracy", 58.1, 65.29)])
+    sensitivity = _sensitivity(tmp_path, [
+        ("anygram", "semeval14.dev_split_seed", "semeval14_laptop", "AGKwess", "accuracy", "seed 1", 58.1, 64.0),
+        ("anygram", "semeval14.dev_split_seed", "semeval14_laptop", "AGKwess", "accuracy", "seed 2", 58.1, 57.0),
+        ("anygram", "anygram.lam", "semeval14_laptop", "AGKwess", "accuracy", "lam = 0.8", 58.1, 58.5),
+    ])
+    rows = gap_rows(tmp_path, {"anygram": 2.0}, sensitivity)
+    assert list(rows["choice"]) == ["anygram.lam"]  # the seed rows are not alternatives
+    row = rows.iloc[0]
+    assert (row["noise_n"], row["noise_low"], row["noise_high"]) == (3, 57.0, 64.0)
+    text = "\n".join(gaps_markdown(tmp_path, {"anygram": 2.0}, sensitivity))
+    assert ("selection noise, not a reading (`semeval14.dev_split_seed`, 3 runs): 57.00–64.00 (spread 7.00); "
+            "the paper's value lies outside it") in text
+    assert "seed 1" not in text and "seed 2" not in text
+    assert "— closes" not in text
 
 
 def test_a_run_without_the_sensitivity_table_lists_its_gaps_and_says_how_to_measure_them(tmp_path):

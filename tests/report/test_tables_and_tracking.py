@@ -40,6 +40,26 @@ def test_paper_values_hold_table_3_and_table_1():
     assert len(values) == 7 * 6 - 4 + 6 * 10 + 4
 
 
+def test_a_value_chosen_on_the_edge_of_its_grid_is_flagged_in_the_table(tmp_path):
+    from kernbench.runs import grid_choice
+
+    rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
+    top = write_record(tmp_path / "a.json", paper="anygram", dataset="sst", system="AGKwess", rows=rows,
+                       grid_choices={"C": grid_choice(1000.0, [0.1, 1, 10, 100, 1000]),
+                                     "theta": grid_choice(0.9, [0.8, 0.9, 0.95])})
+    inside = write_record(tmp_path / "b.json", paper="anygram", dataset="sst", system="AGKsm", rows=rows,
+                          grid_choices={"C": grid_choice(10.0, [0.1, 1, 10, 100, 1000]),
+                                        "theta": grid_choice(0.9, [0.9])})  # a grid of one value chooses nothing
+    bottom = write_record(tmp_path / "c.json", paper="anygram", dataset="sst", system="AGKwest", rows=rows,
+                          grid_choices={"theta": grid_choice(0.8, [0.98, 0.8, 0.9])})
+    table = build_table([top, inside, bottom], load_paper_values(PAPER_VALUES)).set_index("system")
+    assert table.loc["AGKwess", "grid_edge"] == "C = 1000 (top of 0.1-1000)"
+    assert table.loc["AGKsm", "grid_edge"] == ""
+    assert table.loc["AGKwest", "grid_edge"] == "theta = 0.8 (bottom of 0.8-0.98)"
+    write_table(table.reset_index(), tmp_path / "t.csv", tmp_path / "t.md")
+    assert "C = 1000 (top of 0.1-1000)" in (tmp_path / "t.md").read_text()
+
+
 def test_table_scales_percent_metrics_and_computes_delta(tmp_path):
     rows = [
         {"dataset": "earn", "split": "test", "metric": "average_precision", "value": 0.99},

@@ -29,7 +29,8 @@ METRIC_COLUMNS = [
 ]
 
 #: Shown names of the columns; the interval pair becomes one "95 % CI" column.
-HEADERS = {"paper_value": "paper value", "delta": "Δ", "ci": "95 % CI", "n_seeds": "seeds"}
+HEADERS = {"paper_value": "paper value", "delta": "Δ", "ci": "95 % CI", "n_seeds": "seeds",
+           "grid_edge": "chosen on its grid's edge"}
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; font-size: 13px; margin: 12px; color: #111; }

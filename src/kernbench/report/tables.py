@@ -15,7 +15,7 @@ from kernbench.records import load_record
 
 COLUMNS = [
     "dataset", "system", "split", "metric", "value", "ci_low", "ci_high", "paper_value", "delta", "std", "n_seeds",
-    "paper", "source",
+    "grid_edge", "paper", "source",
 ]
 KEY = ["dataset", "system", "split", "metric"]
 
@@ -62,6 +62,26 @@ def load_paper_values(path: str | Path) -> pd.DataFrame:
     return frame
 
 
+def grid_edge_note(record: dict) -> str:
+    """The values a run chose on the edge of their grid, as ``"C = 1000 (top of 0.1-1000)"``; empty if none.
+
+    A value chosen at the top or bottom of its grid may have been decided by the
+    grid rather than by the data (:func:`kernbench.runs.grid_edge`).
+    """
+    from kernbench.runs import grid_edge
+
+    notes = []
+    for name, choice in sorted((record.get("grid_choices") or {}).items()):
+        edge = grid_edge(choice)
+        if edge:
+            notes.append(f"{name} = {choice['value']:g} ({edge} of {min(choice['grid']):g}-{max(choice['grid']):g})")
+    return "; ".join(notes)
+
+
+def _join_notes(notes) -> str:
+    return "; ".join(sorted({n for n in notes if n}))
+
+
 def extra_keys(rows) -> list[str]:
     """Key fields rows carry beyond :data:`KEY` and ``value`` (such as ``xi``), sorted by name."""
     return sorted({k for row in rows for k in row} - {*KEY, "value", "system", "paper"})
@@ -75,7 +95,8 @@ def build_table(record_paths, paper_values: pd.DataFrame, *, resamples: int = 0,
     deviation (``std``, sample, blank for one run) and count (``n_seeds``).
     A row may carry further key fields (for example ``xi``, a reduction
     level): each becomes a column after ``metric`` and part of the cell's
-    key, blank in rows that lack it. With ``resamples``, every cell gets the
+    key, blank in rows that lack it. ``grid_edge`` names the values the
+    cell's runs chose on the edge of their grid (:func:`grid_edge_note`). With ``resamples``, every cell gets the
     95 % bootstrap interval of its value over the test items (``ci_low``,
     ``ci_high``; over the seed mean where there are seeds), from the
     predictions the records keep (see :func:`kernbench.report.uncertainty.bootstrap_interval`).
@@ -102,18 +123,20 @@ def build_table(record_paths, paper_values: pd.DataFrame, *, resamples: int = 0,
     rows = []
     for path in record_paths:
         record = load_record(path)
+        edge = grid_edge_note(record)
         for row in record["rows"]:
             rows.append({**row, "system": record["system"], "paper": record["paper"],
-                         "prediction_files": record.get("predictions") or ""})
-    extra = extra_keys([{k: v for k, v in r.items() if k != "prediction_files"} for r in rows])
-    frame = pd.DataFrame(rows, columns=KEY + extra + ["value", "paper", "prediction_files"])
+                         "prediction_files": record.get("predictions") or "", "grid_edge": edge})
+    extra = extra_keys([{k: v for k, v in r.items() if k not in ("prediction_files", "grid_edge")} for r in rows])
+    frame = pd.DataFrame(rows, columns=KEY + extra + ["value", "paper", "prediction_files", "grid_edge"])
     scale = np.where(frame["metric"].isin(PERCENT_METRICS), 100.0, 1.0)
     frame["value"] = frame["value"].astype(float) * scale
     # Runs that differ only in their seed share a key: the cell is their mean.
     frame = (
         frame.groupby(["paper", *KEY, *extra], sort=True, dropna=False)
         .agg(value=("value", "mean"), std=("value", "std"), n_seeds=("value", "count"),
-             prediction_files=("prediction_files", lambda p: tuple(sorted(p))))
+             prediction_files=("prediction_files", lambda p: tuple(sorted(p))),
+             grid_edge=("grid_edge", _join_notes))
         .reset_index()
     )
     cells = frame.itertuples(index=False)

@@ -9,6 +9,7 @@ PAPER = Paper(
     caption="Kaljahi & Foster, Table 3: any-gram kernels and LSTMs (accuracy and macro-F1, %)",
     compared_metrics=("accuracy",),
     headline_metric="accuracy",
+    noise_choices=("semeval14.dev_split_seed",),
     summary="kernbench.papers.anygram.summary:summary_lines",
     figures={
         "anygram-accuracy": "kernbench.papers.anygram.figures:anygram_accuracy",
