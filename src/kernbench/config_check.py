@@ -4,6 +4,8 @@ JSON Schema counts ``1000.0`` as an integer, so ``--config seed=1e3`` validates 
 late as ``invalid int value: '1000.0'``; :func:`integers_as_int` turns such values into ints
 wherever the schema asks for an integer. :func:`check_yaml_file` names the file and line of a
 config file that is not valid YAML (Snakemake's own message names neither).
+:func:`check_results_dir` refuses a ``results_dir`` that cannot be a directory before Snakemake
+looks inside it.
 """
 
 from __future__ import annotations
@@ -154,3 +156,32 @@ def typed_overrides(value: Any, schema: dict, root: dict | None = None) -> Any:
         return _parse_scalar(v, types) if isinstance(v, str) and types and "string" not in types else v
 
     return _map_values(value, schema, schema if root is None else root, leaf)
+
+
+def check_results_dir(path: str | os.PathLike) -> None:
+    """Refuse a ``results_dir`` that is, or lies under, an existing file other than a directory.
+
+    Parameters
+    ----------
+    path
+        The config's ``results_dir``.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key, the value and the file in the way.
+    """
+    if not str(path).strip():
+        raise ConfigError("config: results_dir is empty; give the directory the results are written to")
+    current = os.path.abspath(path)
+    while True:
+        if os.path.lexists(current) and not os.path.isdir(current):
+            where = "is" if current == os.path.abspath(path) else f"lies under {current!r}, which is"
+            raise ConfigError(
+                f"config: results_dir={str(path)!r} {where} an existing file, not a directory; "
+                "give a directory (or a path that does not exist yet)"
+            )
+        parent = os.path.dirname(current)
+        if parent == current:
+            return
+        current = parent

@@ -17,7 +17,7 @@ from kernbench.data.registry import BUILTIN_RAW, RAW_DATASETS
 from kernbench.paper import resolve as resolve_reference
 from kernbench.papers import PAPERS
 from kernbench.papers.anygram.kernel_setting import KernelSetting
-from kernbench.config_check import integers_as_int, typed_overrides
+from kernbench.config_check import check_results_dir, integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
 from kernbench.workflow_lock import claim_results_dir, clear_stale_locks, record_owner, release_results_dir
 from kernbench.workflow_signals import interruption_message, remember_interrupts
@@ -56,6 +56,7 @@ check_dataset_lists(config, CATALOG)
 install(CATALOG)
 from kernbench.catalog import TOKENISED
 
+check_results_dir(config["results_dir"])
 RESULTS = config["results_dir"].rstrip("/")
 LOGS = f"{RESULTS}/logs"
 # Wall time, CPU time and peak memory of every job (Snakemake benchmark files), read by `kernbench costs`.

@@ -100,6 +100,28 @@ class Alphabet:
         return [table[np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)] for text in texts]
 
 
+def _check_initial_count(where: str, c) -> None:
+    """Refuse an initial count of Eq. 2 that is not a finite number above 0 (NaN fails every comparison)."""
+    try:
+        value = float(c)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{where}: the initial count c must be a finite number > 0, got c={c!r}")
+
+
+def _check_training_corpus(where: str, train, min_length: int) -> None:
+    """Refuse a training corpus with no document of ``min_length`` symbols: it gives no feature at all."""
+    if len(train) == 0:
+        raise ValueError(f"{where}: the training corpus (train) is empty; its features need at least one document")
+    longest = max(len(doc) for doc in train)
+    if longest < min_length:
+        raise ValueError(
+            f"{where}: no training document (train) has {min_length} symbol(s) (the longest has {longest}), "
+            "so the model has no transition to count"
+        )
+
+
 def transition_probabilities(f_ux, f_u, *, c: float, alphabet_size: int) -> np.ndarray:
     """Eq. 2: p_u(x) = (f_{u,x} + c) / (|A| c + Σ_x' f_{u,x'}).
 
@@ -114,8 +136,7 @@ def transition_probabilities(f_ux, f_u, *, c: float, alphabet_size: int) -> np.n
     alphabet_size : int
         |A|.
     """
-    if c <= 0:
-        raise ValueError(f"the initial count c must be > 0, got {c}")
+    _check_initial_count("transition_probabilities", c)
     return (np.asarray(f_ux, dtype=float) + c) / (alphabet_size * c + np.asarray(f_u, dtype=float))
 
 
@@ -268,6 +289,7 @@ def weight_counts(counts: TransitionCounts, *, weighting: str, c: float, normali
     -------
     Features
     """
+    _check_initial_count("weight_counts", c)
     weights = fisher_weights(weighting, f_ux=counts.f_ux, f_u=counts.f_u, c=c, alphabet_size=counts.alphabet_size)
     matrix = counts.tf @ sp.diags(weights)
     if normalise:
@@ -298,6 +320,7 @@ def ngram_counts(train: list[np.ndarray], test: list[np.ndarray], *, k: int, min
     -------
     TransitionCounts
     """
+    _check_training_corpus("ngram_counts", train, k)
     n_train = len(train)
     doc_of, keys = ngram_keys(list(train) + list(test), k)
     train_keys = keys[doc_of < n_train]
@@ -348,6 +371,8 @@ def ngram_features(
     -------
     Features
     """
+    _check_initial_count("ngram_features", c)
+    _check_training_corpus("ngram_features", train, k)
     counts = ngram_counts(train, test, k=k, min_count=min_count, alphabet_size=alphabet_size)
     return weight_counts(counts, weighting=weighting, c=c, normalise=normalise)
 
@@ -394,6 +419,8 @@ def fsa_features(
     -------
     Features
     """
+    _check_initial_count("fsa_features", c)
+    _check_training_corpus("fsa_features", train, 1)
     counts = fsa_counts(train, test, t=t, alphabet_size=alphabet_size, max_state_length=max_state_length)
     return weight_counts(counts, weighting=weighting, c=c, normalise=normalise)
 
@@ -419,6 +446,7 @@ def fsa_counts(
         Its ``tf`` has a column for every transition any document takes;
         ``columns`` are those taken in training.
     """
+    _check_training_corpus("fsa_counts", train, 1)
     n_train = len(train)
     run = run_fsa(train, test, t=t, max_state_length=max_state_length)
     lengths = np.diff(run.offsets)
