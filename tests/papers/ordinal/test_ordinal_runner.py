@@ -316,6 +316,9 @@ def test_claim_i_counts_triv_as_the_fourth_baseline(tmp_path):
     assert table.loc["i", "answer"] == "partly"
     assert "vs Triv 0% of the levels" in table.loc["i", "evidence"]
     assert "all pairs 75%" in table.loc["i", "evidence"]  # 12 of the 16 pairs at every level, the 4 with Triv at none
+    # the other reading of the range, (ii)'s [0.05, 1], is answered beside it
+    assert table.loc["i", "evidence"].endswith("over xi in [0.05, 1] (the range of (ii)): partly, weakest pair "
+                                               "RR(IGOR) vs Triv 0%")
 
 
 @pytest.mark.parametrize(

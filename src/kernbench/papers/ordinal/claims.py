@@ -157,6 +157,17 @@ def _answer(shares: dict, yes: float, partly: float) -> str:
     return "partly" if max(shares.values()) >= partly else "no"
 
 
+def _superior_shares(data: _Levels, new, base, window, alpha: float) -> dict:
+    """Each (new method, baseline) pair's share of the levels in ``window`` where the new method is lower."""
+    shares = {}
+    for n in new:
+        for b in base:
+            pairs = [(x, data.baseline_point(b, x)) for x in data.levels(n, window)]
+            wins = [_lower(data.compare((n, x), (b, y)), alpha) for x, y in pairs if y is not None]
+            shares[(n, b)] = float(np.mean(wins)) if wins else 0.0
+    return shares
+
+
 def _claim_superior(data: _Levels, s: dict) -> tuple[str, str]:
     window = s["superior_range"]
     new = [m for m in NEW_METHODS if data.levels(m, window)]
@@ -168,12 +179,7 @@ def _claim_superior(data: _Levels, s: dict) -> tuple[str, str]:
     means.update({m: float(np.mean([data.value(m, x) for x in data.levels(m, window)])) for m in base if m != "Triv"})
     if "Triv" in base:
         means["Triv"] = data.value("Triv", data.single("Triv"))
-    shares = {}
-    for n in new:
-        for b in base:
-            pairs = [(x, data.baseline_point(b, x)) for x in data.levels(n, window)]
-            wins = [_lower(data.compare((n, x), (b, y)), s["alpha"]) for x, y in pairs if y is not None]
-            shares[(n, b)] = float(np.mean(wins)) if wins else 0.0
+    shares = _superior_shares(data, new, base, window, s["alpha"])
     worst_pair, worst = min(shares.items(), key=lambda item: (item[1], item[0]))
     best_pair, best = max(shares.items(), key=lambda item: (item[1], item[0]))
     evidence = (
@@ -185,6 +191,16 @@ def _claim_superior(data: _Levels, s: dict) -> tuple[str, str]:
         f"{worst:.0%} of the levels, strongest {best_pair[0]} vs {best_pair[1]} {best:.0%}, "
         f"all pairs {np.mean(list(shares.values())):.0%}"
     )
+    stable = tuple(s["stable_range"])
+    if stable != tuple(window):
+        # The other reading of the range: only where (ii) says the new methods are stable.
+        other = _superior_shares(data, new, base, stable, s["alpha"])
+        weakest, share = min(other.items(), key=lambda item: (item[1], item[0]))
+        evidence += (
+            f"; over xi in [{stable[0]:g}, {stable[1]:g}] (the range of (ii)): "
+            f"{_answer(other, s['yes_share'], s['partly_share'])}, weakest pair {weakest[0]} vs {weakest[1]} "
+            f"{share:.0%}"
+        )
     return _answer(shares, s["yes_share"], s["partly_share"]), evidence
 
 
@@ -258,8 +274,9 @@ def rules_text(
         f"Each comparison is a paired bootstrap on the test reviews at one reduction level (MAE^M, two-sided "
         f"p < {alpha:g} in the claimed direction). (i) yes: every (new method, baseline) pair is significantly "
         f"lower at >= {yes_share:.0%} of the levels in the range; partly: some pair at >= {partly_share:.0%}; "
-        f"else no. (ii) a level departs when it is significantly worse than the method's own best level in the "
-        f"range by more than {stability_tolerance:g}; yes: every new method is free of departures at "
+        f"else no; its evidence also answers it over the range of (ii). (ii) a level departs when it is "
+        f"significantly worse than the method's own best level in the range by more than {stability_tolerance:g}; "
+        f"yes: every new method is free of departures at "
         f">= {stable_share:.0%} of the levels; partly: some are; else no. (iii) yes: every new method is "
         f"significantly below FFS at >= {yes_share:.0%} of the levels in the range; partly: some method at "
         f">= {partly_share:.0%}; else no. (iv) the rule of (ii) applied to Var, RR(Var) and PRP: yes: every "
