@@ -262,3 +262,50 @@ def write_table(
     sources = sorted(set(shown["source"].dropna()))
     notes = "".join(f"\n- {s}" for s in sources)
     write_text_atomic(md_path, to_markdown(shown) + (f"\nPaper values:{notes}\n" if notes else ""))
+
+
+def indistinguishable_systems(
+    frame: pd.DataFrame, *, rtol: float = 5e-4, share: float = 0.75, min_cells: int = 3
+) -> list[tuple[str, str, int, int]]:
+    """Pairs of systems of one table whose values agree in (nearly) every cell they share.
+
+    Two systems that a paper reports separately and that give the same value in
+    almost every cell are, in all likelihood, one system measured twice (a
+    parameter that switches off what tells them apart). Cells are matched on
+    every key column but ``system`` (dataset, split, metric and extra keys such
+    as ``xi``).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A table from :func:`build_table` (or read from its CSV).
+    rtol : float, optional
+        Two values agree when they differ by at most this share of the larger (0.05 points
+        at 100 %, 0.0005 stars at an MAE of 1).
+    share : float, optional
+        A pair is flagged when at least this share of its shared cells agree.
+    min_cells : int, optional
+        Pairs sharing fewer cells are not judged.
+
+    Returns
+    -------
+    list of (str, str, int, int)
+        ``(system_a, system_b, cells agreeing, cells shared)``, sorted.
+    """
+    keys = [c for c in frame.columns if c in KEY and c != "system"]
+    keys += [c for c in frame.columns if c not in COLUMNS and c not in keys and c != "system"]
+    cells = frame.assign(**{k: frame[k].astype(str) for k in keys}).pivot_table(
+        index=keys, columns="system", values="value", aggfunc="first"
+    )
+    out = []
+    systems = sorted(cells.columns)
+    for i, a in enumerate(systems):
+        for b in systems[i + 1:]:
+            both = cells[[a, b]].dropna()
+            if len(both) < min_cells:
+                continue
+            scale = np.maximum(abs(both[a]), abs(both[b]))
+            agree = int((abs(both[a] - both[b]) <= rtol * scale).sum())
+            if agree >= share * len(both):
+                out.append((a, b, agree, len(both)))
+    return out
