@@ -44,7 +44,9 @@ def test_full_profile_plans_every_run_of_the_three_tables(config):
         for dataset in ("semeval14_laptop", "semeval14_restaurant")
     ]
     assert sorted(fisher.sensitivity) == sorted(
-        f"R/sensitivity/fisher/fisher.{c}.csv" for c in ("ap_reading", "c", "documents", "loss", "max_state_length")
+        f"R/sensitivity/fisher/fisher.{c}.csv"
+        for c in ("ap_reading", "c", "documents", "loss", "intercept_scaling", "lowercase", "collapse_whitespace",
+                  "max_state_length")
     )
 
 

@@ -23,7 +23,7 @@ PARAMS = {
     "c": 1.0,
     "max_state_length": None,
 }
-SVM = {"C": 1.0, "loss": "squared_hinge", "max_iter": 5000}
+SVM = {"C": 1.0, "loss": "squared_hinge", "intercept_scaling": 1.0, "max_iter": 5000}
 
 
 def _corpus() -> pd.DataFrame:
@@ -143,6 +143,10 @@ def test_commands_write_cache_and_record(prepared, tmp_path):
         thresholded_average_precision(predictions["y_true"], predictions["score"])
     )
     assert record["params"]["c"] == 1.0 and "c_cv" not in record["params"]  # c fixed in PARAMS
+    assert "grid_choices" not in record  # nothing chosen from a grid
+    weights = record["params"]["weights"]  # the range of -ln p over the training features
+    assert weights["weight"] == "-ln p" and 0 < weights["min"] < weights["max"]
+    assert "weights" not in record["params"]["features"]
     assert rows["precision"]["value"] == pytest.approx(precision_score(predictions["y_true"], predictions["y_pred"]))
     assert rows["recall"]["value"] == pytest.approx(recall_score(predictions["y_true"], predictions["y_pred"]))
     assert rows["average_precision"]["value"] > 0.9  # the two topics use disjoint words
@@ -243,6 +247,9 @@ def test_features_command_chooses_c_by_cross_validation_and_the_record_keeps_it(
     assert main(["fisher-svm", "--system", "ngram-ln", "--category", "grain", "--prepared", str(prepared),
                  "--features", str(cache), "--features-info", str(info), "--params", json.dumps(SVM), "--seed", "5",
                  "--profile", "smoke", "--record", str(record), "--predictions", str(tmp_path / "p.parquet")]) == 0
-    params = json.loads(record.read_text())["params"]
+    written = json.loads(record.read_text())
+    params = written["params"]
     assert params["c"] == built["c"] and params["c_cv"]["scores"] == built["c_cv"]["scores"]
     assert "c" not in params["features"]
+    assert written["grid_choices"] == {"c": {"value": built["c"], "grid": [1.0, 100.0]}}
+    assert params["weights"] == built["weights"] and params["weights"]["weight"] == "-ln p"

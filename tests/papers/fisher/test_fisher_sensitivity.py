@@ -19,7 +19,8 @@ from tests.papers.fisher.test_fisher_cli import PARAMS, SVM, _corpus
 
 CATEGORIES = ["grain", "money-fx"]
 CONFIG = {**PARAMS, **SVM, "c": 1.0, "c_grid": [1, 10], "cv_folds": 2, "categories": CATEGORIES,
-          "sensitivity": {"documents_systems": ["ngram-ln"], "loss_systems": ["ngram-ln"], "max_state_lengths": [3]}}
+          "sensitivity": {"documents_systems": ["ngram-ln"], "loss_systems": ["ngram-ln"],
+                          "text_systems": ["ngram-ln", "FSA-uniform"], "max_state_lengths": [3]}}
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +101,35 @@ def test_loss_row_value_is_the_hinge_svm_on_the_cached_features(main_run):
     scores, _ = run_category(x_train, x_test, y_train, y_test, **{**SVM, "loss": "hinge"}, seed=1)
     loss = _rows(main_run, "loss", ["ngram-ln"]).set_index("dataset")
     assert loss.loc["grain", "value"] == pytest.approx(100 * scores["average_precision"])
+
+
+def test_intercept_scaling_row_is_the_other_bias_treatment_on_the_cached_features(main_run):
+    frame, records, caches = main_run
+    from kernbench.papers.fisher.experiment import load_features
+
+    rows = _rows(main_run, "intercept_scaling", ["ngram-ln"]).set_index("dataset")
+    # SVM penalises the bias like a weight (intercept_scaling 1): the alternative is the practically unregularised one.
+    assert set(rows["default"]) == {"1"} and set(rows["alternative"]) == {"100 (bias practically unregularised)"}
+    x_train, x_test, train_ids, test_ids = load_features(caches["ngram-ln"])
+    labels = frame.set_index("id")["label"]
+    y_train = np.array(["grain" in labels[i] for i in train_ids])
+    y_test = np.array(["grain" in labels[i] for i in test_ids])
+    scores, _ = run_category(x_train, x_test, y_train, y_test, **{**SVM, "intercept_scaling": 100.0}, seed=1)
+    assert rows.loc["grain", "value"] == pytest.approx(100 * scores["average_precision"])
+
+
+@pytest.mark.parametrize("choice", ["lowercase", "collapse_whitespace"])
+def test_text_normalisation_rows_rebuild_the_features_without_the_step(main_run, choice):
+    from kernbench.papers.fisher.experiment import build_features, run_category as run
+
+    rows = _rows(main_run, choice, ["ngram-ln", "FSA-uniform"])
+    assert set(rows["system"]) == {"ngram-ln", "FSA-uniform"} and len(rows) == 4
+    assert set(rows["default"]) == {"true"} and set(rows["alternative"]) == {"false"}
+    frame, _, _ = main_run
+    features, train_ids, test_ids = build_features(frame, "FSA-uniform", {**CONFIG, choice: False})
+    labels = frame.set_index("id")["label"]
+    y_train = np.array(["grain" in labels[i] for i in train_ids])
+    y_test = np.array(["grain" in labels[i] for i in test_ids])
+    scores, _ = run(features.train, features.test, y_train, y_test, **SVM, seed=1)
+    row = rows[(rows.system == "FSA-uniform") & (rows.dataset == "grain")].iloc[0]
+    assert row["value"] == pytest.approx(100 * scores["average_precision"])

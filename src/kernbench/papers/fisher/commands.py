@@ -6,7 +6,8 @@ import json
 import logging
 import time
 
-from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments, set_threads, write_run
+from kernbench.papers.fisher.plan import SENSITIVITY_CHOICES
+from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments, grid_choice, set_threads, write_run
 
 log = logging.getLogger("kernbench.fisher")
 
@@ -52,12 +53,15 @@ def _cmd_svm(args) -> None:
     with open(args.features_info, encoding="utf-8") as handle:
         features_info = json.load(handle)
     key_params = {**params, "category": args.category, "seed": args.seed, "profile": args.profile}
-    # The c of Eq. 2 the features used (None where unused) and, with fisher.c = cv, its cross-validation.
-    c_params = {k: features_info[k] for k in ("c", "c_cv") if k in features_info}
-    features = {k: v for k, v in features_info.items() if k not in ("seconds", "c", "c_cv")}
+    # The c of Eq. 2 the features used (None where unused), with fisher.c = cv its cross-validation, and the
+    # range of the weighting factor over the training features.
+    c_params = {k: features_info[k] for k in ("c", "c_cv", "weights") if k in features_info}
+    features = {k: v for k, v in features_info.items() if k not in ("seconds", "c", "c_cv", "weights")}
     timings = {"features": features_info["seconds"], "fit_predict": elapsed}
+    grid_choices = None
     if "c_cv" in features_info:
         timings["c_cv"] = features_info["c_cv"]["seconds"]
+        grid_choices = {"c": grid_choice(features_info["c"], features_info["c_cv"]["grid"])}
     record = write_run(
         args,
         paper=PAPER,
@@ -68,6 +72,7 @@ def _cmd_svm(args) -> None:
         rows=rows,
         predictions=predictions,
         timings=timings,
+        grid_choices=grid_choices,
     )
     log.info("%s %s: %s", args.system, args.category, record["metrics"])
 
@@ -112,15 +117,15 @@ def register(subparsers) -> None:
     add_input_arguments(p, "--prepared")
     p.add_argument("--features", required=True, help="feature cache (.npz, written by kernbench fisher-features)")
     p.add_argument("--features-info", required=True, help="JSON sizes of the feature cache (kernbench fisher-features)")
-    p.add_argument("--params", required=True, help='JSON {"C", "loss", "max_iter"}')
+    p.add_argument("--params", required=True, help='JSON {"C", "loss", "intercept_scaling", "max_iter"}')
     add_run_arguments(p)
     p.set_defaults(func=_cmd_svm)
 
     p = add_plumbing(subparsers, "fisher-sensitivity", "sensitivity rows of one open choice of Table 1")
-    p.add_argument("--choice", required=True, choices=["ap_reading", "c", "documents", "loss", "max_state_length"],
+    p.add_argument("--choice", required=True, choices=list(SENSITIVITY_CHOICES),
                    help="open choice whose alternatives are measured")
     p.add_argument("--records", nargs="*", default=[], help="main fisher-svm run records of the cells covered")
-    p.add_argument("--features", nargs="*", default=[], help="main feature caches <system>.npz (re-used by loss)")
+    p.add_argument("--features", nargs="*", default=[], help="main feature caches <system>.npz (re-used by loss, intercept_scaling)")
     p.add_argument("--prepared", help="prepared reuters table (every choice but ap_reading)")
     p.add_argument("--params", required=True, help="JSON: the fisher config block")
     p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")

@@ -32,6 +32,7 @@ from kernbench.kernels.fisher import (
     Alphabet,
     Features,
     TransitionCounts,
+    fisher_weights,
     fsa_counts,
     ngram_counts,
     normalise_text,
@@ -141,6 +142,41 @@ def feature_counts(frame: pd.DataFrame, system: str, params: dict):
     return counts, train, test
 
 
+#: What the weighting factor of each Fisher weighting is, as the run records name it.
+WEIGHT_NAMES = {"uniform": "|A|", "nonuniform": "1/p", "ln": "-ln p"}
+
+
+def weight_range(counts: TransitionCounts, system: str, c: float | None) -> dict:
+    """Range of the weighting factor over the features a system's training documents use.
+
+    Parameters
+    ----------
+    counts : TransitionCounts
+        From :func:`feature_counts`.
+    system : str
+        A Fisher system (not ``BoW-TFIDF``).
+    c : float or None
+        Initial count of Eq. 2 (None for the uniform weighting).
+
+    Returns
+    -------
+    dict
+        ``weight`` (``-ln p``, ``1/p`` or ``|A|``), its ``min`` and ``max`` over
+        the training columns, and their ratio ``max_over_min``.
+    """
+    weighting = SYSTEMS[system][1]
+    columns = counts.columns
+    weights = fisher_weights(
+        weighting,
+        f_ux=counts.f_ux[columns],
+        f_u=counts.f_u[columns],
+        c=c if depends_on_c(system) else 1.0,
+        alphabet_size=counts.alphabet_size,
+    )
+    low, high = (float(weights.min()), float(weights.max())) if weights.size else (float("nan"), float("nan"))
+    return {"weight": WEIGHT_NAMES[weighting], "min": low, "max": high, "max_over_min": high / low}
+
+
 def weighted_features(counts, system: str, c: float | None) -> Features:
     """The features of ``system`` from :func:`feature_counts` at initial count ``c`` (ignored where unused)."""
     if isinstance(counts, Features):
@@ -149,9 +185,21 @@ def weighted_features(counts, system: str, c: float | None) -> Features:
     return weight_counts(counts, weighting=weighting, c=c if depends_on_c(system) else 1.0)
 
 
-def make_svm(*, C: float, loss: str, max_iter: int, seed: int) -> LinearSVC:
-    """The linear SVM of every Fisher job (liblinear's dual solver)."""
-    return LinearSVC(C=C, loss=loss, max_iter=max_iter, random_state=seed, dual=True)
+#: Keys of the ``fisher`` config block that set the SVM (:func:`make_svm`).
+SVM_KEYS = ("C", "loss", "intercept_scaling", "max_iter")
+
+
+def make_svm(*, C: float, loss: str, intercept_scaling: float, max_iter: int, seed: int) -> LinearSVC:
+    """The linear SVM of every Fisher job (liblinear's dual solver).
+
+    liblinear learns the bias b as the weight of one more feature of constant
+    value ``intercept_scaling`` s, so the regulariser holds (b/s)²: with a large
+    s the bias is practically unregularised, as in SVMlight; s = 1 penalises it
+    like any weight.
+    """
+    return LinearSVC(
+        C=C, loss=loss, intercept_scaling=intercept_scaling, max_iter=max_iter, random_state=seed, dual=True
+    )
 
 
 def choose_c(
@@ -181,7 +229,7 @@ def choose_c(
     folds : int
         k of the stratified k-fold split (the same split for every c).
     svm : dict
-        ``C``, ``loss``, ``max_iter``.
+        The :data:`SVM_KEYS`.
     seed : int
         Seed of the fold split and of liblinear.
 
@@ -238,7 +286,7 @@ def resolve_c(counts, system: str, train: pd.DataFrame, params: dict, seed: int 
         raise ValueError("fisher.c = 'cv' needs a seed for the fold split")
     started = time.perf_counter()
     labels = category_labels(train, params["categories"])
-    svm = {k: params[k] for k in ("C", "loss", "max_iter")}
+    svm = {k: params[k] for k in SVM_KEYS}
     c, scores = choose_c(counts, system, labels, grid=params["c_grid"], folds=params["cv_folds"], svm=svm, seed=seed)
     cv = {
         "grid": [float(x) for x in params["c_grid"]],
@@ -266,15 +314,17 @@ def build_features(
         ``documents``, ``lowercase``, ``collapse_whitespace``, ``k``,
         ``min_count``, ``t``, ``c``, ``max_state_length`` (the ``fisher``
         config block); with ``c: "cv"`` also ``c_grid``, ``cv_folds``,
-        ``categories``, ``C``, ``loss``, ``max_iter``.
+        ``categories`` and the :data:`SVM_KEYS`.
     seed : int, optional
         Seed of the cross-validation (needed with ``c: "cv"``).
 
     Returns
     -------
     features : Features
-        Its ``info`` holds the c used (``c``; None where unused) and the
-        cross-validation behind it (``c_cv``).
+        Its ``info`` holds the c used (``c``; None where unused), the
+        cross-validation behind it (``c_cv``) and, for the Fisher systems, the
+        range of the weighting factor over the training features (``weights``,
+        :func:`weight_range`).
     train_ids, test_ids : numpy.ndarray
         Document ids of the rows.
     """
@@ -282,6 +332,8 @@ def build_features(
     c, c_info = resolve_c(counts, system, train, params, seed)
     features = weighted_features(counts, system, c)
     features.info.update(c_info)
+    if isinstance(counts, TransitionCounts):
+        features.info["weights"] = weight_range(counts, system, c)
     return features, train["id"].to_numpy(), test["id"].to_numpy()
 
 
@@ -336,6 +388,7 @@ def run_category(
     *,
     C: float,
     loss: str,
+    intercept_scaling: float,
     max_iter: int,
     seed: int,
 ) -> tuple[dict, np.ndarray]:
@@ -351,6 +404,8 @@ def run_category(
         Soft-margin constant (SVMlight's default 1 / mean(x·x) is 1 here).
     loss : {"hinge", "squared_hinge"}
         liblinear loss; ``hinge`` is SVMlight's.
+    intercept_scaling : float
+        Value of the constant feature whose weight is the bias (:func:`make_svm`).
     max_iter : int
         liblinear iteration limit.
     seed : int
@@ -366,7 +421,7 @@ def run_category(
     """
     if y_train.all() or not y_train.any():
         raise DataError("the training documents are all in or all out of the category; no SVM can be trained")
-    model = make_svm(C=C, loss=loss, max_iter=max_iter, seed=seed)
+    model = make_svm(C=C, loss=loss, intercept_scaling=intercept_scaling, max_iter=max_iter, seed=seed)
     model.fit(x_train, y_train)
     decision = model.decision_function(x_test)
     y_pred = decision > 0
@@ -391,7 +446,7 @@ def evaluate(frame: pd.DataFrame, features_path, *, category: str, params: dict,
     y_train = _labels(frame, train_ids, category, str(features_path))
     y_test = _labels(frame, test_ids, category, str(features_path))
     scores, decision = run_category(
-        x_train, x_test, y_train, y_test, C=params["C"], loss=params["loss"], max_iter=params["max_iter"], seed=seed
+        x_train, x_test, y_train, y_test, **{k: params[k] for k in SVM_KEYS}, seed=seed
     )
     rows = table_rows(category, "test", {m: float(scores[m]) for m in METRICS})
     predictions = pd.DataFrame(

@@ -20,7 +20,12 @@ setting, the c of Eq. 2 the main run used included, stays as in the main run.
     default's value there is the main run's AP restricted to them, and the
     difference is that of the training documents.
 ``fisher.loss``
-    The other liblinear loss.
+    The other liblinear loss (the bias treatment kept).
+``fisher.intercept_scaling``
+    The bias penalised like any weight (liblinear's intercept scaling 1)
+    against the configured, practically unregularised bias.
+``fisher.lowercase``, ``fisher.collapse_whitespace``
+    The documents without that step of the text normalisation.
 ``fisher.max_state_length``
     Caps on the FSA state length against the configured one (FSA systems).
 """
@@ -37,6 +42,7 @@ from kernbench.errors import DataError
 from kernbench.kernels.fisher import Features
 from kernbench.papers.fisher.experiment import (
     DOCUMENT_SETS,
+    SVM_KEYS,
     SYSTEMS,
     depends_on_c,
     feature_counts,
@@ -51,7 +57,12 @@ log = logging.getLogger("kernbench.fisher")
 
 PAPER = "fisher"
 TABLE = "fisher"
-CHOICES = ("ap_reading", "c", "documents", "loss", "max_state_length")
+CHOICES = ("ap_reading", "c", "documents", "loss", "intercept_scaling", "lowercase", "collapse_whitespace",
+           "max_state_length")
+#: Choices that re-fit the SVM on the main run's feature caches.
+SVM_CHOICES = ("loss", "intercept_scaling")
+#: Choices that rebuild the features with one text-normalisation step switched.
+TEXT_CHOICES = ("lowercase", "collapse_whitespace")
 #: The measures the paper's average precision is set against in ``fisher.ap_reading``.
 AP_READINGS = {
     "average_precision_ranking": "over the whole ranking (scikit-learn)",
@@ -135,7 +146,7 @@ def alternative_rows(
     seed: int,
     feature_paths: dict | None = None,
 ) -> list[dict]:
-    """Rows of a choice whose alternatives are re-run (``c``, ``documents``, ``loss``, ``max_state_length``).
+    """Rows of a choice whose alternatives are re-run (every choice of :data:`CHOICES` but ``ap_reading``).
 
     Parameters
     ----------
@@ -152,11 +163,11 @@ def alternative_rows(
     resamples, seed : int
         Paired bootstrap, and the seed of the SVMs (as the main run).
     feature_paths : dict, optional
-        System -> the main run's feature cache (``loss`` re-uses it).
+        System -> the main run's feature cache (the :data:`SVM_CHOICES` re-use it).
     """
     systems = sorted({s for _, s in defaults}, key=list(SYSTEMS).index)
     categories = sorted({c for c, _ in defaults})
-    svm = {k: params[k] for k in ("C", "loss", "max_iter")}
+    svm = {k: params[k] for k in SVM_KEYS}
     fixed = params
     rows = []
     if choice == "c":
@@ -177,8 +188,15 @@ def alternative_rows(
                 scores = _scores(frame, features, train["id"].to_numpy(), test["id"].to_numpy(), categories, svm, seed)
                 rows += _rows_against("fisher.documents", system, params["documents"], documents, scores, defaults,
                                       resamples=resamples, seed=seed)
-    elif choice == "loss":
-        other = "hinge" if params["loss"] == "squared_hinge" else "squared_hinge"
+    elif choice in SVM_CHOICES:
+        if choice == "loss":
+            other = "hinge" if params["loss"] == "squared_hinge" else "squared_hinge"
+            default, alternative, changed = params["loss"], other, {"loss": other}
+        else:
+            default, alternative = f"{params['intercept_scaling']:g}", "1 (bias penalised like a weight)"
+            changed = {"intercept_scaling": 1.0}
+            if np.isclose(float(params["intercept_scaling"]), 1.0):
+                default, alternative, changed = "1", "100 (bias practically unregularised)", {"intercept_scaling": 100.0}
         for system in systems:
             if feature_paths and system in feature_paths:
                 x_train, x_test, train_ids, test_ids = load_features(feature_paths[system])
@@ -187,9 +205,17 @@ def alternative_rows(
                 counts, train, test = feature_counts(frame, system, fixed)
                 features = weighted_features(counts, system, used_c[system])
                 train_ids, test_ids = train["id"].to_numpy(), test["id"].to_numpy()
-            scores = _scores(frame, features, train_ids, test_ids, categories, {**svm, "loss": other}, seed)
-            rows += _rows_against("fisher.loss", system, params["loss"], other, scores, defaults,
+            scores = _scores(frame, features, train_ids, test_ids, categories, {**svm, **changed}, seed)
+            rows += _rows_against(f"fisher.{choice}", system, default, alternative, scores, defaults,
                                   resamples=resamples, seed=seed)
+    elif choice in TEXT_CHOICES:
+        alternative = not params[choice]
+        for system in [s for s in systems if SYSTEMS[s][0] != "bow"]:
+            counts, train, test = feature_counts(frame, system, {**fixed, choice: alternative})
+            features = weighted_features(counts, system, used_c[system])
+            scores = _scores(frame, features, train["id"].to_numpy(), test["id"].to_numpy(), categories, svm, seed)
+            rows += _rows_against(f"fisher.{choice}", system, str(params[choice]).lower(), str(alternative).lower(),
+                                  scores, defaults, resamples=resamples, seed=seed)
     elif choice == "max_state_length":
         default_cap = params["max_state_length"]
         fsa = [s for s in systems if SYSTEMS[s][0] == "fsa"]
