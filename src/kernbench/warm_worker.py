@@ -97,6 +97,7 @@ ON_DEMAND = {
     "figure": _PLOTS,
     "costs": ("tabulate",),
     "track": ("mlflow", "keras", *_PLOTS),
+    "track-summaries": ("mlflow", *_PLOTS),
     "anygram-primal": (*_SCIKIT_LEARN, *_ANYGRAM),
 }
 

@@ -66,11 +66,16 @@ def test_metrics_are_named_without_dataset_in_table_units_beside_paper_delta_and
     run = next(r for r in runs if r.data.tags.get("kind") != "summary")
     metrics = run.data.metrics
     assert metrics["test.accuracy"] == 65.29 and metrics["dev.accuracy"] == 60.0
-    assert metrics["paper.test.accuracy"] == 65.29 and metrics["delta.test.accuracy"] == 0.0
-    assert metrics["paper.dev.accuracy"] == 65.04 and metrics["delta.dev.accuracy"] == pytest.approx(-5.04)
-    assert metrics["ci_low.test.accuracy"] == 61.5 and metrics["ci_high.test.accuracy"] == 68.25
-    assert "ci_low.dev.accuracy" not in metrics  # a blank interval is not logged as NaN
+    assert metrics["test.accuracy.paper"] == 65.29 and metrics["test.accuracy.delta"] == 0.0
+    assert metrics["dev.accuracy.paper"] == 65.04 and metrics["dev.accuracy.delta"] == pytest.approx(-5.04)
+    assert metrics["test.accuracy.ci_low"] == 61.5 and metrics["test.accuracy.ci_high"] == 68.25
+    assert "dev.accuracy.ci_low" not in metrics  # a blank interval is not logged as NaN
     assert not any(name.startswith("semeval14_laptop") for name in metrics)
+    # Sorted by name, as MLflow's columns are, each value comes first and its table cell follows it.
+    assert [m for m in sorted(metrics) if not m.startswith("time.")] == [
+        "dev.accuracy", "dev.accuracy.delta", "dev.accuracy.paper",
+        "test.accuracy", "test.accuracy.ci_high", "test.accuracy.ci_low", "test.accuracy.delta", "test.accuracy.paper",
+    ]
     tags = run.data.tags
     assert {k: tags[k] for k in ("paper", "table", "dataset", "system", "seed")} == {
         "paper": "anygram", "table": "anygram", "dataset": "semeval14_laptop", "system": "AGKwess", "seed": "1"}
@@ -106,8 +111,8 @@ def test_record_of_several_categories_gets_one_child_run_per_category(tmp_path):
     assert earn.data.tags["mlflow.parentRunId"] == parent.info.run_id
     assert earn.data.tags["category"] == "earn" and earn.data.tags["dataset"] == "reuters"
     assert earn.data.metrics["test.average_precision"] == 99.0
-    assert earn.data.metrics["delta.test.average_precision"] == pytest.approx(-0.91)
-    assert by_name["acq/BoW-TFIDF"].data.metrics["paper.test.average_precision"] == 99.61
+    assert earn.data.metrics["test.average_precision.delta"] == pytest.approx(-0.91)
+    assert by_name["acq/BoW-TFIDF"].data.metrics["test.average_precision.paper"] == 99.61
     assert "test.average_precision" not in parent.data.metrics
     found = client.search_runs([parent.info.experiment_id], filter_string="tags.category = 'earn'")
     assert [r.info.run_id for r in found] == [earn.info.run_id]
@@ -128,12 +133,12 @@ def test_a_triv_of_the_baselines_table_and_one_of_figure_1_get_their_own_tables_
         pd.DataFrame([{**columns, "paper_value": paper_value, "ci_low": ci_low}]).to_csv(paths[-1], index=False)
     cells = load_cells(paths)
     rows = [{"dataset": "reviews_hotel", "split": "test", "metric": "mae_macro", "value": 1.2}]
-    for table, expected in (("baselines", {"ci_low.test.mae_macro": 1.9}),
-                            ("ordinal", {"ci_low.test.mae_macro": 1.1, "paper.test.mae_macro": 1.2})):
+    for table, expected in (("baselines", {"test.mae_macro.ci_low": 1.9}),
+                            ("ordinal", {"test.mae_macro.ci_low": 1.1, "test.mae_macro.paper": 1.2})):
         record = {"paper": "ordinal", "table": table, "dataset": "reviews_hotel", "system": "Triv", "rows": rows}
         entry, children = record_entries(record, cells)
         assert children == [] and entry.tags == {"table": table}
-        assert {k: v for k, v in entry.metrics.items() if k.startswith(("ci_low", "paper"))} == expected
+        assert {k: v for k, v in entry.metrics.items() if k.endswith((".ci_low", ".paper"))} == expected
 
 
 def test_ordinal_children_are_the_table_levels_and_curves_are_stepped_by_xi(tmp_path):
@@ -147,7 +152,7 @@ def test_ordinal_children_are_the_table_levels_and_curves_are_stepped_by_xi(tmp_
     cells = {("ordinal", "reviews_hotel", "PRP", "test", "mae_macro", 0.3): cell}
     parent, children = record_entries(record, cells, {"ordinal": {"xi": [0.05, 0.3, 1.0]}})
     assert [c.xi for c in children] == [0.05, 0.3] and [c.tags["xi"] for c in children] == ["0.05", "0.3"]
-    assert children[1].metrics == {"test.mae_macro": 0.85, "ci_low.test.mae_macro": 0.8} and parent.metrics == {}
+    assert children[1].metrics == {"test.mae_macro": 0.85, "test.mae_macro.ci_low": 0.8} and parent.metrics == {}
     assert parent.tags == {"table": "ordinal"} and children[1].tags["table"] == "ordinal"
 
     steps = curve_metrics(curves)
@@ -229,6 +234,9 @@ def test_keras_model_is_logged_as_an_mlflow_model_with_its_signature(tmp_path):
     mlflow.set_tracking_uri(uri)
     [logged] = mlflow.search_logged_models(experiment_ids=[run.info.experiment_id], output_format="list")
     assert logged.source_run_id == run.info.run_id
+    assert logged.name == "sst-UniLSTM-seed1"  # dataset, system, seed
+    [version] = MlflowClient(tracking_uri=uri).search_model_versions("name = 'sst-UniLSTM-seed1'")
+    assert version.run_id == run.info.run_id and int(version.version) == 1
     info = mlflow.models.get_model_info(logged.model_uri)
     assert info.signature.inputs.to_dict() == [{"type": "tensor", "tensor-spec": {"dtype": "int32", "shape": (-1, -1)},
                                                 "name": "tokens"}]
@@ -294,3 +302,125 @@ def test_unreadable_table_is_named_in_the_error(tmp_path):
     bad.write_text("dataset,system\nsst,Triv\n")
     with pytest.raises(DataError, match="anygram.csv.*lacks column"):
         load_cells([bad])
+
+
+def test_experiments_are_model_training_experiments_with_a_description_and_no_empty_default(tmp_path):
+    from mlflow.entities import ViewType
+
+    rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
+    uri = default_tracking_uri(tmp_path)
+    client = MlflowClient(tracking_uri=uri)
+    assert [e.name for e in client.search_experiments()] == ["Default"]  # every new store has it
+    log_records([_record(tmp_path, "anygram", "sst", "Triv", rows)], tracking_uri=uri, artifact_root=tmp_path / "a")
+    [experiment] = client.search_experiments()  # active ones: the Default experiment is gone from view
+    assert experiment.name == "kernbench-anygram"
+    assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"
+    note = experiment.tags["mlflow.note.content"]
+    assert "Kaljahi & Foster, Table 3" in note and "test.accuracy.delta" in note and "tags.dataset" in note
+    assert "Default" in [e.name for e in client.search_experiments(view_type=ViewType.DELETED_ONLY)]
+
+
+def test_a_default_experiment_holding_runs_stays(tmp_path):
+    uri = default_tracking_uri(tmp_path)
+    client = MlflowClient(tracking_uri=uri)
+    client.create_run("0", run_name="a user's run")
+    rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
+    log_records([_record(tmp_path, "anygram", "sst", "Triv", rows)], tracking_uri=uri, artifact_root=tmp_path / "a")
+    assert sorted(e.name for e in client.search_experiments()) == ["Default", "kernbench-anygram"]
+
+
+def test_an_older_experiment_gets_the_kind_and_description(tmp_path):
+    uri = default_tracking_uri(tmp_path)
+    client = MlflowClient(tracking_uri=uri)
+    client.create_experiment("kernbench-fisher")
+    rows = [{"dataset": "reuters", "split": "test", "metric": "average_precision", "value": 0.9}]
+    log_records([_record(tmp_path, "fisher", "reuters", "Triv", rows)], tracking_uri=uri, artifact_root=tmp_path / "a")
+    tags = client.get_experiment_by_name("kernbench-fisher").tags
+    assert tags["mlflow.experimentKind"] == "custom_model_development"
+    assert "Saunders, Shawe-Taylor & Vinokourov, Table 1" in tags["mlflow.note.content"]
+
+
+def test_runs_of_one_dataset_have_the_same_metric_columns(tmp_path):
+    rows = lambda value: [{"dataset": "semeval14_laptop", "split": s, "metric": "accuracy", "value": value}
+                          for s in ("dev", "test")]
+    paths = [_record(tmp_path, "anygram", "semeval14_laptop", system, rows(v))
+             for system, v in (("AGKwess", 0.65), ("AGKsm", 0.53))]
+    csv = _table(tmp_path, paths, "anygram")
+    uri = default_tracking_uri(tmp_path)
+    log_records(paths, tracking_uri=uri, artifact_root=tmp_path / "a", table_paths=[csv])
+    client, _ = _runs(uri, "anygram")
+    found = client.search_runs([client.get_experiment_by_name("kernbench-anygram").experiment_id],
+                               filter_string="tags.dataset = 'semeval14_laptop'")
+    assert sorted(r.data.tags["system"] for r in found) == ["AGKsm", "AGKwess"]
+    columns = [sorted(r.data.metrics) for r in found]
+    assert columns[0] == columns[1] and "test.accuracy.delta" in columns[0]
+    agksm = next(r for r in found if r.data.tags["system"] == "AGKsm").data.metrics
+    assert agksm["test.accuracy.paper"] == 63.15 and agksm["test.accuracy.delta"] == pytest.approx(53.0 - 63.15)
+
+
+def _benchmark(results, job, wall, cpu, rss):
+    path = results / "benchmarks" / "jobs" / f"{job}.tsv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+                    f"{wall}\t0:00:01\t{rss}\t1\t1\t1\t0\t0\t0\t{cpu}\n")
+
+
+def test_anygram_runs_carry_the_time_and_memory_of_their_gram_jobs(tmp_path):
+    results = tmp_path / "results"
+    record = results / "runs" / "anygram" / "sst" / "kernels" / "AGKwest.json"
+    record.parent.mkdir(parents=True)
+    rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
+    _record(tmp_path, "anygram", "sst", "AGKwest", rows).rename(record)
+    _benchmark(results, "anygram_svm/runs/anygram/sst/kernels/AGKwest", 1.5, 1.25, 300)
+    for theta, (wall, rss) in {"0.8": (40.0, 900), "1": (60.25, 1200)}.items():
+        for tile in (0, 1):  # a tiled Gram matrix: its tiles, then its assembly
+            _benchmark(results, f"anygram_gram_tile/cache/anygram/sst/AGKwest_lam0.4_theta{theta}/train_{tile}",
+                       wall, wall, rss)
+        _benchmark(results, f"anygram_gram_assemble/cache/anygram/sst/AGKwest_lam0.4_theta{theta}", 2.0, 2.0, 500)
+    # Another dataset's and another setting's Gram jobs are not this run's.
+    _benchmark(results, "anygram_gram/cache/anygram/semeval14_laptop/AGKwest_lam0.4_theta0.8", 99, 99, 5000)
+    _benchmark(results, "anygram_gram/cache/anygram/sst/AGKwest_lam0.4_theta0.85", 99, 99, 5000)
+    inputs = {str(record): {"gram": ["cache/anygram/sst/AGKwest_lam0.4_theta0.8", "cache/anygram/sst/AGKwest_lam0.4_theta1"]}}
+    uri = default_tracking_uri(tmp_path)
+    log_records([record], tracking_uri=uri, artifact_root=tmp_path / "a", results_dir=results, cost_inputs=inputs)
+    _, runs = _runs(uri, "anygram")
+    metrics = next(r for r in runs if r.data.tags.get("kind") != "summary").data.metrics
+    assert {k: v for k, v in metrics.items() if k.startswith("cost.")} == {
+        "cost.job.jobs": 1.0, "cost.job.wall_s": 1.5, "cost.job.cpu_s": 1.25, "cost.job.peak_rss_mb": 300.0,
+        "cost.gram.jobs": 6.0, "cost.gram.wall_s": 2 * 40.0 + 2 * 60.25 + 4.0, "cost.gram.cpu_s": 204.5,
+        "cost.gram.peak_rss_mb": 1200.0,
+        "cost.total.jobs": 7.0, "cost.total.wall_s": 206.0, "cost.total.cpu_s": 205.75, "cost.total.peak_rss_mb": 1200.0,
+    }
+
+
+def test_summary_run_logs_the_sensitivity_significance_and_claims_tables(tmp_path):
+    import mlflow
+
+    from kernbench.report.tracking import log_summaries
+
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    pd.DataFrame({"paper": ["ordinal", "anygram"], "choice": ["ordinal.a", "anygram.lam"], "delta": [0.1, -2.0]}).to_csv(
+        tables / "sensitivity.csv", index=False)
+    pd.DataFrame({"paper": ["anygram", "ordinal"], "system_a": ["AGKsm", "PRP"], "p_bootstrap": [0.01, 0.5]}).to_csv(
+        tables / "significance.csv", index=False)
+    pd.DataFrame({"dataset": ["reviews_hotel"], "claim": [1], "answer": ["yes"]}).to_csv(
+        tables / "ordinal_claims.csv", index=False)
+    uri = default_tracking_uri(tmp_path)
+    paths = sorted(tables.glob("*.csv"))
+    manifest = log_summaries(["anygram", "ordinal"], tracking_uri=uri, artifact_root=tmp_path / "a", table_paths=paths)
+    assert [m["run_name"] for m in manifest] == ["anygram summary", "ordinal summary"]
+    mlflow.set_tracking_uri(uri)
+    client = MlflowClient(tracking_uri=uri)
+    logged = {}
+    for entry in manifest:
+        run = client.get_run(entry["run_id"])
+        logged[entry["run_name"]] = {a.path for a in client.list_artifacts(entry["run_id"], "tables")}
+        if entry["run_name"] == "ordinal summary":
+            sensitivity = client.load_table(run.info.experiment_id, "tables/sensitivity.json", run_ids=[entry["run_id"]])
+            claims = client.load_table(run.info.experiment_id, "tables/ordinal_claims.json", run_ids=[entry["run_id"]])
+    assert logged == {
+        "anygram summary": {"tables/sensitivity.json", "tables/significance.json"},
+        "ordinal summary": {"tables/ordinal_claims.json", "tables/sensitivity.json", "tables/significance.json"},
+    }
+    assert sensitivity["choice"].tolist() == ["ordinal.a"] and claims["answer"].tolist() == ["yes"]

@@ -108,12 +108,12 @@ def test_smoke_records_reach_a_tracking_server_once(tracking_server, smoke_run, 
     for cell in test.itertuples():
         metrics = by_system[cell.system]
         assert metrics["test.accuracy"] == pytest.approx(cell.value, abs=1e-9)
-        assert metrics["ci_low.test.accuracy"] <= metrics["test.accuracy"] <= metrics["ci_high.test.accuracy"]
+        assert metrics["test.accuracy.ci_low"] <= metrics["test.accuracy"] <= metrics["test.accuracy.ci_high"]
         if cell.paper_value == cell.paper_value:
-            assert metrics["paper.test.accuracy"] == cell.paper_value
-            assert metrics["delta.test.accuracy"] == pytest.approx(cell.delta, abs=1e-4)
+            assert metrics["test.accuracy.paper"] == cell.paper_value
+            assert metrics["test.accuracy.delta"] == pytest.approx(cell.delta, abs=1e-4)
         else:
-            assert "paper.test.accuracy" not in metrics and "delta.test.accuracy" not in metrics
+            assert "test.accuracy.paper" not in metrics and "test.accuracy.delta" not in metrics
         assert not any(math.isnan(value) for value in metrics.values())
 
     again = subprocess.run(command + ["--forcerun", "track"], cwd=REPO_ROOT, capture_output=True, text=True)

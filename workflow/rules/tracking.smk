@@ -1,5 +1,34 @@
 # MLflow: every run record, the tables and the figures, logged one paper at a time by one writer.
 
+
+def cost_inputs(paper):
+    """``{record: {part: [output directories]}}``: the cached jobs whose cost a run of ``paper`` carries in MLflow.
+
+    An any-gram SVC run reads the Gram matrices of its kernel settings (one per theta), computed by jobs of
+    their own; their time and memory are logged on the run as ``cost.gram.*`` beside its own job's.
+    """
+    if paper != "anygram":
+        return {}
+    from kernbench.papers.anygram.experiment import gram_dirs, planned_runs
+
+    svm_systems = set(ANYGRAM_SVM_SYSTEMS.split("|"))
+    inputs = {}
+    for dataset, system in planned_runs(config):
+        if system in svm_systems:
+            record = f"{RESULTS}/{anygram_plan.KERNEL_RUN.format(dataset=dataset, system=system)}.json"
+            dirs = gram_dirs(ANYGRAM_CACHE, dataset, system, ANYGRAM)
+            inputs[record] = {"gram": [os.path.relpath(d, RESULTS) for d in dirs]}
+    return inputs
+
+
+def summary_tables():
+    """The tables of the papers' MLflow summary runs: the configured ones, significance, sensitivity, claims."""
+    return sorted({
+        *expand(f"{RESULTS}/tables/{{table}}.csv", table=config["tables"]),
+        *(t for t in extra_targets() if t.endswith(".csv") and os.path.basename(os.path.dirname(t)) == "tables"),
+    })
+
+
 rule track:
     # The only rule that writes to MLflow, one paper after the other, so parallel jobs never lock the store.
     input:
@@ -7,11 +36,6 @@ rule track:
         tables=lambda wildcards: [
             f"{RESULTS}/tables/{table}.csv" for table in config["tables"] if table in ("baselines", wildcards.paper)
         ],
-        figures=lambda wildcards: sorted(
-            t for t in paper_outputs()
-            if os.path.basename(os.path.dirname(t)) == "figures" and t.endswith(".png")
-            and os.path.basename(t).startswith(f"{wildcards.paper}_")
-        ),
         previous=lambda wildcards: previous_manifest(wildcards.paper),
     output:
         f"{RESULTS}/tracking/papers/{{paper}}.tsv",
@@ -19,6 +43,7 @@ rule track:
         results_dir=lambda wildcards, output: os.path.dirname(os.path.dirname(os.path.dirname(output[0]))),
         tracking_uri=config["mlflow"]["tracking_uri"],
         subsets=json.dumps(table_md_subsets(), sort_keys=True),
+        cost_inputs=lambda wildcards: json.dumps(cost_inputs(wildcards.paper), sort_keys=True),
     log:
         f"{LOGS}/track/{{paper}}.log",
     benchmark:
@@ -31,15 +56,46 @@ rule track:
         mem_mb=3000,  # loads the Keras models to log them as MLflow models
         runtime=20,
     shell:
-        "kernbench track --records {input.records:q} --tables {input.tables:q} --figures {input.figures:q} "
+        "kernbench track --records {input.records:q} --tables {input.tables:q} "
         "--previous {input.previous:q} --subsets {params.subsets:q} --results-dir {params.results_dir:q} "
-        "--tracking-uri={params.tracking_uri:q} --manifest {output:q} > {log:q} 2>&1"
+        "--tracking-uri={params.tracking_uri:q} --cost-inputs {params.cost_inputs:q} --no-summary "
+        "--manifest {output:q} > {log:q} 2>&1"
+
+
+rule track_summaries:
+    # Each paper's summary run (its rows of every table, its figures), once the tables are built; after the
+    # last paper's track job, so that one process writes to the store at a time.
+    input:
+        tables=summary_tables(),
+        figures=sorted(t for t in paper_outputs() if t.endswith(".png") and "/figures/" in t),
+        previous=lambda wildcards: paper_manifest(tracked_papers()[-1]),
+    output:
+        f"{RESULTS}/tracking/summaries.tsv",
+    params:
+        results_dir=lambda wildcards, output: os.path.dirname(os.path.dirname(output[0])),
+        tracking_uri=config["mlflow"]["tracking_uri"],
+        papers=tracked_papers(),
+    log:
+        f"{LOGS}/track/summaries.log",
+    benchmark:
+        f"{BENCHMARKS}/track/track/summaries.tsv"
+    conda:
+        CONDA_ENV
+    priority: COMBINING_PRIORITY
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    shell:
+        "kernbench track-summaries --papers {params.papers:q} --tables {input.tables:q} --figures {input.figures:q} "
+        "--previous {input.previous:q} --results-dir {params.results_dir:q} --tracking-uri={params.tracking_uri:q} "
+        "--manifest {output:q} > {log:q} 2>&1"
 
 
 rule tracking_manifest:
-    # Every MLflow run of the workflow: the last paper's manifest holds the earlier papers' rows too.
+    # Every MLflow run of the workflow: the summaries' manifest starts with every paper's rows.
     input:
-        lambda wildcards: paper_manifest(tracked_papers()[-1]),
+        f"{RESULTS}/tracking/summaries.tsv",
     output:
         f"{RESULTS}/tracking/mlflow_runs.tsv",
     log:

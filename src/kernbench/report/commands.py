@@ -18,9 +18,6 @@ FLOAT_FORMAT = "%.6g"
 
 
 def _cmd_track(args) -> None:
-    import pandas as pd
-
-    from kernbench.fileio import write_text_atomic
     from kernbench.report.tracking import default_tracking_uri, log_records
 
     uri = args.tracking_uri or default_tracking_uri(args.results_dir)
@@ -28,12 +25,33 @@ def _cmd_track(args) -> None:
     manifest = log_records(
         args.records, tracking_uri=uri, artifact_root=Path(args.results_dir) / "mlartifacts",
         table_paths=args.tables, figure_paths=args.figures, prepared_dir=Path(args.results_dir) / "prepared",
-        subsets=json.loads(args.subsets),
+        subsets=json.loads(args.subsets), results_dir=Path(args.results_dir), cost_inputs=json.loads(args.cost_inputs),
+        summaries=not args.no_summary,
     )
+    _write_manifest(args.manifest, previous, manifest, uri)
+
+
+def _write_manifest(path, previous, manifest, uri) -> None:
+    import pandas as pd
+
+    from kernbench.fileio import write_text_atomic
+
     frame = pd.DataFrame(manifest, columns=list(MANIFEST_COLUMNS))
     log.info("MLflow %s: %s", uri, frame["status"].value_counts().to_dict())
     frame = pd.concat([*previous, frame], ignore_index=True)
-    write_text_atomic(args.manifest, frame.to_csv(sep="\t", index=False))
+    write_text_atomic(path, frame.to_csv(sep="\t", index=False))
+
+
+def _cmd_track_summaries(args) -> None:
+    from kernbench.report.tracking import default_tracking_uri, log_summaries
+
+    uri = args.tracking_uri or default_tracking_uri(args.results_dir)
+    previous = [read_manifest(path) for path in args.previous]
+    manifest = log_summaries(
+        args.papers, tracking_uri=uri, artifact_root=Path(args.results_dir) / "mlartifacts",
+        table_paths=args.tables, figure_paths=args.figures,
+    )
+    _write_manifest(args.manifest, previous, manifest, uri)
 
 
 #: Columns of a tracking manifest (``kernbench track --manifest``).
@@ -63,7 +81,8 @@ def read_manifest(path):
 def _cmd_tables(args) -> None:
     from kernbench.report.tables import build_table, load_paper_values, write_table
 
-    frame = build_table(args.records, load_paper_values(args.paper_values), resamples=args.resamples, seed=args.seed)
+    frame = build_table(args.records, load_paper_values(args.paper_values), resamples=args.resamples, seed=args.seed,
+                        tolerance=args.tolerance)
     write_table(frame, args.csv, args.md, md_subset=json.loads(args.md_subset))
     log.info("table %s: %d rows", args.csv, len(frame))
 
@@ -81,7 +100,23 @@ def _register_tables(subparsers) -> None:
     p.add_argument("--tables", nargs="*", default=[], help="comparison tables: paper values, deltas, intervals")
     p.add_argument("--figures", nargs="*", default=[], help="figures for the per-paper summary runs")
     p.add_argument("--subsets", default="{}", help='JSON {table: {"xi": [levels]}}: levels that get a child run')
+    p.add_argument("--cost-inputs", default="{}",
+                   help='JSON {record: {part: [output directories]}}: cached jobs whose cost a run carries')
+    p.add_argument("--no-summary", action="store_true",
+                   help="log no per-paper summary run (track-summaries logs them once every table is built)")
     p.set_defaults(func=_cmd_track)
+
+    p = add_plumbing(subparsers, "track-summaries", "log each paper's summary run (its tables and figures) to MLflow")
+    p.add_argument("--papers", nargs="+", required=True, help="the papers whose summary runs are logged")
+    p.add_argument("--results-dir", required=True, help="the run's results_dir")
+    p.add_argument("--tracking-uri", default="",
+                   help="MLflow tracking URI (default: sqlite at <results_dir>/mlflow.db)")
+    p.add_argument("--tables", nargs="*", default=[],
+                   help="tables: comparison, significance, sensitivity and the papers' own (claims)")
+    p.add_argument("--figures", nargs="*", default=[], help="figures (figures/<paper>_*.png)")
+    p.add_argument("--previous", nargs="*", default=[], help="manifests whose rows the manifest starts with")
+    p.add_argument("--manifest", required=True, help="TSV of run key, MLflow run id and status to write")
+    p.set_defaults(func=_cmd_track_summaries)
 
     p = add_plumbing(subparsers, "tables", "build a comparison table from run records")
     add_input_arguments(p, "--records")
@@ -91,6 +126,8 @@ def _register_tables(subparsers) -> None:
     p.add_argument("--md-subset", default="{}", help='JSON {column: [values]}: rows shown in the markdown version')
     p.add_argument("--resamples", type=int, default=0, help="bootstrap resamples per cell for ci_low/ci_high (0: none)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    p.add_argument("--tolerance", type=float, default=None,
+                   help="points within which a cell reproduces its paper value (default: judged by its interval)")
     p.set_defaults(func=_cmd_tables)
 
 

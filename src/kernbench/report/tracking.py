@@ -29,7 +29,15 @@ from kernbench.report.tracking_entries import curve_metrics
 
 EXPERIMENT_PREFIX = "kernbench-"
 #: Part of every run's content hash: raising it relogs every run once, after a change of what a run holds.
-LAYOUT_VERSION = "2"
+LAYOUT_VERSION = "3"
+#: MLflow's experiment-kind tag and its value for model training: the UI opens such an experiment on its runs
+#: table rather than on the GenAI overview (traces, tokens, cost).
+EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
+EXPERIMENT_KIND = "custom_model_development"
+#: The experiment's description in MLflow's UI.
+NOTE_TAG = "mlflow.note.content"
+#: The experiment MLflow creates in every store; kernbench logs nothing there.
+DEFAULT_EXPERIMENT_ID = "0"
 
 
 class TrackingError(KernbenchError):
@@ -58,14 +66,63 @@ def _flat_params(params: dict, prefix: str = "") -> dict[str, str]:
     return flat
 
 
+def experiment_description(paper: str) -> str:
+    """The markdown description of a paper's experiment: the paper, its table, and how to read the runs."""
+    from kernbench.papers import PAPERS
+
+    caption = PAPERS[paper].caption if paper in PAPERS else paper
+    return (
+        f"**{caption}**, re-run by kernbench.\n\n"
+        "One run per run record (a system on a dataset; LSTMs once per seed). A record that covers several rows "
+        "of the table (Reuters categories, reduction levels ξ) has one child run per row.\n\n"
+        "Metrics are `<split>.<metric>` in the table's units (`test.accuracy`, in %), each followed by its "
+        "table cell: `test.accuracy.ci_low` and `test.accuracy.ci_high` (95 % interval), `test.accuracy.delta` "
+        "(this run minus the paper) and `test.accuracy.paper` (the published value). `cost.*` is the time and peak memory of the jobs behind the run, "
+        "`time.*` the phases of its own job, `curve.*` per-epoch or per-level values.\n\n"
+        "Search `tags.dataset = '<dataset>'` for one row per system of a dataset. "
+        f"The run `{paper} summary` holds the paper's tables (Evaluation tab) and figures."
+    )
+
+
 def experiment_id(client, paper: str, artifact_root: Path | None) -> str:
-    """Return the id of the paper's experiment ``kernbench-<paper>``, creating it if needed."""
+    """Return the id of the paper's experiment ``kernbench-<paper>``, creating it if needed.
+
+    The experiment is tagged as a model-training experiment (:data:`EXPERIMENT_KIND`) and carries
+    :func:`experiment_description`; both are set again on an experiment made by an older version.
+    """
     name = EXPERIMENT_PREFIX + paper
+    tags = {EXPERIMENT_KIND_TAG: EXPERIMENT_KIND, NOTE_TAG: experiment_description(paper)}
     experiment = client.get_experiment_by_name(name)
-    if experiment is not None:
-        return experiment.experiment_id
-    location = (artifact_root / paper).resolve().as_uri() if artifact_root is not None else None
-    return client.create_experiment(name, artifact_location=location)
+    if experiment is None:
+        location = (artifact_root / paper).resolve().as_uri() if artifact_root is not None else None
+        return client.create_experiment(name, artifact_location=location, tags=tags)
+    for key, value in tags.items():
+        if experiment.tags.get(key) != value:
+            client.set_experiment_tag(experiment.experiment_id, key, value)
+    return experiment.experiment_id
+
+
+def hide_empty_default_experiment(client) -> bool:
+    """Delete MLflow's ``Default`` experiment if it holds no run, so the UI lists only the papers' experiments.
+
+    Returns
+    -------
+    bool
+        True if it was deleted now.
+    """
+    from mlflow.entities import ViewType
+    from mlflow.exceptions import MlflowException
+
+    try:
+        default = client.get_experiment(DEFAULT_EXPERIMENT_ID)
+    except MlflowException:  # a store without it
+        return False
+    if default.lifecycle_stage != "active":
+        return False
+    if client.search_runs([DEFAULT_EXPERIMENT_ID], run_view_type=ViewType.ALL, max_results=1):
+        return False
+    client.delete_experiment(DEFAULT_EXPERIMENT_ID)
+    return True
 
 
 def standard_tags(record: dict) -> dict[str, str]:
@@ -89,6 +146,12 @@ def _run_times(record: dict) -> tuple[int, int]:
 def _log_metrics(client, run_id: str, metrics) -> None:
     for start in range(0, len(metrics), 1000):  # MLflow caps one batch at 1000 metrics
         client.log_batch(run_id, metrics=metrics[start : start + 1000])
+
+
+def model_name(record: dict) -> str:
+    """The name of a run's model in MLflow and its model registry: ``<dataset>-<system>-seed<seed>``."""
+    name = f"{record['dataset']}-{record['system']}"
+    return f"{name}-seed{record['params']['seed']}" if "seed" in record.get("params", {}) else name
 
 
 def _entry_digest(record: dict, parent, children) -> str:
@@ -167,7 +230,7 @@ def log_record(
                 client.log_artifact(run_id, artifact)
     if assets is not None:
         assets.log_dataset(client, run_id, record["dataset"])
-        assets.log_models(run_id, record.get("artifacts", []))
+        assets.log_models(run_id, record.get("artifacts", []), model_name(record))
 
     manifest = [{"run_key": record["run_key"], "run_id": run_id, "run_name": parent.name, "status": status}]
     for child in children:
@@ -187,9 +250,19 @@ def log_record(
     return manifest
 
 
+def benchmark_jobs(results_dir):
+    """The jobs of ``<results_dir>/benchmarks/jobs`` (:func:`kernbench.report.costs.read_benchmarks`), None if there are none."""
+    from kernbench.report.costs import read_benchmarks
+
+    if results_dir is None or not any((Path(results_dir) / "benchmarks" / "jobs").rglob("*.tsv")):
+        return None
+    return read_benchmarks(results_dir)
+
+
 def log_records(
     record_paths, *, tracking_uri: str, artifact_root: Path | None, table_paths=(), figure_paths=(),
-    prepared_dir: Path | None = None, subsets: dict | None = None,
+    prepared_dir: Path | None = None, subsets: dict | None = None, results_dir: Path | None = None,
+    cost_inputs: dict | None = None, summaries: bool = True,
 ) -> list[dict]:
     """Log every run record, and one summary run per paper, to the MLflow store at ``tracking_uri``.
 
@@ -210,6 +283,15 @@ def log_records(
         Directory of the prepared datasets (``<dataset>.parquet``), logged as MLflow datasets.
     subsets : dict, optional
         ``{table: {"xi": [levels]}}``: the reduction levels that get a child run.
+    results_dir : pathlib.Path, optional
+        The run's results directory: each run gets the ``cost.*`` metrics of its jobs from the benchmark
+        files under ``benchmarks/jobs`` (:func:`kernbench.report.tracking_entries.cost_metrics`).
+    cost_inputs : dict, optional
+        ``{record path: {part: [output directories]}}``: the cached jobs a record's run reads (an any-gram
+        SVC run's Gram matrices), whose cost is logged as ``cost.<part>.*`` beside its own job's.
+    summaries : bool, optional
+        Also log each paper's summary run (:func:`log_summaries`) with ``table_paths`` and ``figure_paths``;
+        the workflow logs them in a job of their own, once every table is built.
 
     Returns
     -------
@@ -226,27 +308,84 @@ def log_records(
     from sqlalchemy.exc import SQLAlchemyError
 
     from kernbench.records import load_record
-    from kernbench.report.tracking_assets import Assets, log_summary
-    from kernbench.report.tracking_entries import assign_names, load_cells, record_entries
+    from kernbench.report.tracking_assets import Assets
+    from kernbench.report.tracking_entries import assign_names, cost_metrics, load_cells, record_entries
 
     cells = load_cells(table_paths)
     loaded = [(Path(path), load_record(path)) for path in record_paths]
     runs = [(record, *record_entries(record, cells, subsets)) for _, record in loaded]
+    jobs = benchmark_jobs(results_dir)
+    inputs = {str(Path(path).resolve()): parts for path, parts in (cost_inputs or {}).items()}
+    for (path, _), (_, parent, _) in zip(loaded, runs):
+        parent.metrics.update(cost_metrics(path, results_dir, jobs, inputs.get(str(path.resolve()))))
     assign_names(runs)
     manifest = []
     try:
         client = MlflowClient(tracking_uri=tracking_uri)
+        hide_empty_default_experiment(client)
         assets = Assets(tracking_uri=tracking_uri, prepared_dir=prepared_dir)
         for (path, record), (_, parent, children) in zip(loaded, runs):
             manifest += log_record(
                 client, record, parent, children, record_path=path, artifact_root=artifact_root, assets=assets
             )
-        for paper in sorted({record["paper"] for _, record in loaded}):
+    except (MlflowException, SQLAlchemyError, OSError) as exc:
+        raise _tracking_error(tracking_uri, exc) from exc
+    if summaries:
+        manifest += log_summaries(
+            sorted({record["paper"] for _, record in loaded}), tracking_uri=tracking_uri, artifact_root=artifact_root,
+            table_paths=table_paths, figure_paths=figure_paths,
+        )
+    return manifest
+
+
+def _tracking_error(tracking_uri: str, exc: Exception) -> TrackingError:
+    return TrackingError(
+        f"MLflow store {tracking_uri} could not be written ({type(exc).__name__}: {exc}). "
+        "The run records are kept; rerun the workflow once the store is reachable."
+    )
+
+
+def log_summaries(papers, *, tracking_uri: str, artifact_root: Path | None, table_paths=(), figure_paths=()) -> list[dict]:
+    """Log the summary run of each paper: its rows of every table (``log_table``) and its figures (``log_figure``).
+
+    Parameters
+    ----------
+    papers : iterable of str
+        The papers whose experiments get a summary run.
+    tracking_uri : str
+        MLflow tracking URI.
+    artifact_root : pathlib.Path or None
+        Where new experiments keep their artifacts.
+    table_paths : iterable of path-like, optional
+        Tables: the comparison tables, ``significance.csv`` and ``sensitivity.csv`` (each paper gets its
+        rows) and a paper's own tables such as ``ordinal_claims.csv`` (see
+        :func:`kernbench.report.tracking_assets.summary_content`).
+    figure_paths : iterable of path-like, optional
+        Figures (``figures/<paper>_*.png``).
+
+    Returns
+    -------
+    list of dict
+        One ``{"run_key", "run_id", "run_name", "status"}`` per summary run logged or kept.
+
+    Raises
+    ------
+    TrackingError
+        If the store cannot be reached or written; the message names the URI.
+    """
+    from mlflow.exceptions import MlflowException
+    from mlflow.tracking import MlflowClient
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from kernbench.report.tracking_assets import log_summary
+
+    manifest = []
+    try:
+        client = MlflowClient(tracking_uri=tracking_uri)
+        hide_empty_default_experiment(client)
+        for paper in papers:
             summary = log_summary(client, paper, experiment_id(client, paper, artifact_root), table_paths, figure_paths)
             manifest += [summary] if summary else []
     except (MlflowException, SQLAlchemyError, OSError) as exc:
-        raise TrackingError(
-            f"MLflow store {tracking_uri} could not be written ({type(exc).__name__}: {exc}). "
-            "The run records are kept; rerun the workflow once the store is reachable."
-        ) from exc
+        raise _tracking_error(tracking_uri, exc) from exc
     return manifest

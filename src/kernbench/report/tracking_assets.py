@@ -62,8 +62,20 @@ class Assets:
         if entity is not None:
             client.log_inputs(run_id, datasets=[entity])
 
-    def log_models(self, run_id: str, artifacts) -> None:
-        """Log every ``.keras`` file among ``artifacts`` as an MLflow Keras model named after its file stem."""
+    def log_models(self, run_id: str, artifacts, name: str) -> None:
+        """Log every ``.keras`` file among ``artifacts`` as an MLflow Keras model and register it.
+
+        Parameters
+        ----------
+        run_id : str
+            The run that logs the models.
+        artifacts : iterable of path-like
+            The record's artifacts; the ``.keras`` files among them are logged.
+        name : str
+            The model's name (:func:`kernbench.report.tracking.model_name`), both as a logged model of the
+            run and in the model registry, where each relog of a run adds a version; several models of one
+            run add their file stem (``<name>-<stem>``).
+        """
         models = [Path(a) for a in artifacts if str(a).endswith(".keras") and Path(a).exists()]
         if not models:
             return
@@ -79,8 +91,9 @@ class Assets:
                     model = keras.models.load_model(path, compile=False)
                 except (OSError, ValueError, TypeError) as exc:
                     raise DataError(f"{path}: not a loadable Keras model ({exc})") from exc
-                mlflow.keras.log_model(model, name="model", signature=keras_signature(model),
-                                       pip_requirements=self._keras_requirements)
+                model_name = name if len(models) == 1 else f"{name}-{path.stem}"
+                mlflow.keras.log_model(model, name=model_name, signature=keras_signature(model),
+                                       pip_requirements=self._keras_requirements, registered_model_name=model_name)
 
 
 #: The top-level modules that a saved kernbench Keras model needs: what MLflow's requirement inference finds
@@ -127,8 +140,18 @@ def keras_signature(model):
     return ModelSignature(inputs=Schema([spec(t) for t in model.inputs]), outputs=Schema([spec(t) for t in model.outputs]))
 
 
+def _paper_names() -> list[str]:
+    from kernbench.papers import PAPERS
+
+    return list(PAPERS)
+
+
 def summary_content(paper: str, table_paths, figure_paths) -> tuple[dict, list[Path]]:
     """The rows of ``paper`` in each table, and the figures named after it (``figures/<paper>_*.png``).
+
+    A table with a ``paper`` column gives its rows of the paper (the comparison, significance and
+    sensitivity tables); one without it belongs whole to the paper it is named after
+    (``tables/ordinal_claims.csv``).
 
     Returns
     -------
@@ -142,7 +165,12 @@ def summary_content(paper: str, table_paths, figure_paths) -> tuple[dict, list[P
         except (OSError, ValueError) as exc:
             raise DataError(f"{path}: not a readable table ({exc})") from exc
         if "paper" not in frame:
-            raise DataError(f"{path}: table lacks the column 'paper'")
+            if not path.stem.startswith(f"{paper}_"):
+                if any(path.stem.startswith(f"{other}_") for other in _paper_names()):
+                    continue
+                raise DataError(f"{path}: table lacks the column 'paper' and is not named after a paper (<paper>_*)")
+            tables[path.stem] = frame
+            continue
         rows = frame[frame["paper"] == paper].reset_index(drop=True)
         if not rows.empty:
             tables[path.stem] = rows
@@ -201,7 +229,6 @@ def log_summary(client, paper: str, experiment: str, table_paths, figure_paths) 
     """
     import matplotlib.pyplot as plt
     from mlflow.entities import RunTag
-
 
     tables, figures = summary_content(paper, table_paths, figure_paths)
     if not tables and not figures:

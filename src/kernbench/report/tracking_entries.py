@@ -5,7 +5,10 @@ rows of one system (the Reuters categories of a Fisher run, the reduction
 levels ξ of an ordinal run) also gets one child run per table row, so that
 every run holding ``test.<metric>`` holds exactly one table cell per metric.
 Metric names carry only split and metric (``test.accuracy``), never the
-dataset, and are in the tables' units (percent where the tables are).
+dataset, and are in the tables' units (percent where the tables are). The table
+cell's columns follow the value's name (``test.accuracy.paper``,
+``test.accuracy.delta``, ``test.accuracy.ci_low``), so that a sorted list of
+metrics shows each value first, then its interval, Δ and paper value.
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ from kernbench.report.tables import DECIMALS, PERCENT_METRICS
 CURVE_PREFIX = "curve."
 #: Ordinal curves are stepped by ξ in thousandths (MLflow steps are integers; the levels are multiples of 0.001).
 XI_STEPS = 1000
-#: Table columns logged beside each metric, as ``<prefix>.<split>.<metric>``.
+#: Table columns logged beside each metric, as ``<split>.<metric>.<suffix>``.
 CELL_COLUMNS = {"paper": "paper_value", "ci_low": "ci_low", "ci_high": "ci_high"}
+#: Suffix of this run's value minus the paper's.
+DELTA_SUFFIX = "delta"
 
 
 @dataclass
@@ -57,6 +62,11 @@ class Entry:
 def metric_name(split: str, metric: str) -> str:
     """Return the MLflow name of a table metric, ``<split>.<metric>`` (``test.accuracy``)."""
     return f"{split}.{metric}"
+
+
+def cell_metric_name(name: str, suffix: str) -> str:
+    """Return the name of a table cell's column logged beside metric ``name`` (``test.accuracy.paper``)."""
+    return f"{name}.{suffix}"
 
 
 def table_units(metric: str, value: float) -> float:
@@ -110,12 +120,12 @@ def _cell_metrics(name: str, value: float, cell: dict | None) -> dict:
     metrics = {name: value}
     if cell is None:
         return metrics
-    for prefix, column in CELL_COLUMNS.items():
+    for suffix, column in CELL_COLUMNS.items():
         if pd.notna(cell[column]):
-            metrics[f"{prefix}.{name}"] = float(cell[column])
+            metrics[cell_metric_name(name, suffix)] = float(cell[column])
     if pd.notna(cell["paper_value"]):
         # This run's distance from the paper; for a cell of one seed it is the table's delta.
-        metrics[f"delta.{name}"] = round(value - float(cell["paper_value"]), DECIMALS)
+        metrics[cell_metric_name(name, DELTA_SUFFIX)] = round(value - float(cell["paper_value"]), DECIMALS)
     return metrics
 
 
@@ -245,3 +255,65 @@ def assign_names(runs: list[tuple[dict, Entry, list[Entry]]]) -> None:
         ]
     for (_, entry, _), name in zip(items, names):
         entry.name = name
+
+
+#: Prefix of the cost metrics: ``cost.<part>.<measure>``.
+COST_PREFIX = "cost."
+
+
+def _job_paths(jobs: pd.DataFrame) -> pd.Series:
+    """Each job's output path relative to the results directory: its benchmark path without the rule folder."""
+    return jobs["job"].map(lambda job: "/".join(Path(job).parts[1:]))
+
+
+def _cost(part: str, rows: pd.DataFrame) -> dict:
+    return {
+        f"{COST_PREFIX}{part}.jobs": float(len(rows)),
+        f"{COST_PREFIX}{part}.wall_s": round(float(rows["wall_s"].sum()), 2),
+        f"{COST_PREFIX}{part}.cpu_s": round(float(rows["cpu_s"].sum()), 2),
+        f"{COST_PREFIX}{part}.peak_rss_mb": round(float(rows["rss_mb"].max()), 2),
+    }
+
+
+def cost_metrics(record_path, results_dir, jobs: pd.DataFrame | None, inputs: dict | None = None) -> dict:
+    """The measured cost of a run: its own job and the cached jobs whose outputs it reads, from their benchmarks.
+
+    Parameters
+    ----------
+    record_path : path-like
+        The run record; its job is the one whose benchmark file is ``<rule>/<record path without .json>.tsv``.
+    results_dir : path-like
+        The results directory the paths are relative to.
+    jobs : pandas.DataFrame or None
+        The run's jobs, from :func:`kernbench.report.costs.read_benchmarks` (None: no cost is logged).
+    inputs : dict, optional
+        ``{part: [output directories relative to results_dir]}``: the cached jobs the run reads
+        (``{"gram": ["cache/anygram/sst/AGKsm_lam0.4"]}``); a job counts when its output is one of
+        them or lies under one (the tiles of a Gram matrix).
+
+    Returns
+    -------
+    dict
+        ``cost.job.*`` (the run's own job), ``cost.<part>.*`` for each part with a job, and ``cost.total.*``
+        (jobs, summed ``wall_s`` and ``cpu_s``, largest ``peak_rss_mb``); empty when no job is found.
+        A cached output read by several runs counts in each.
+    """
+    if jobs is None or jobs.empty:
+        return {}
+    paths = _job_paths(jobs)
+    try:
+        own = Path(record_path).resolve().relative_to(Path(results_dir).resolve()).with_suffix("")
+    except ValueError:
+        own = None
+    parts = {"job": paths == str(own)} if own is not None else {}
+    for part, directories in sorted((inputs or {}).items()):
+        directories = [str(d).rstrip("/") for d in directories]
+        parts[part] = paths.map(lambda p: any(p == d or p.startswith(f"{d}/") for d in directories))
+    metrics, used = {}, pd.Series(False, index=jobs.index)
+    for part, mask in parts.items():
+        if mask.any():
+            metrics.update(_cost(part, jobs[mask]))
+            used |= mask
+    if used.any():
+        metrics.update(_cost("total", jobs[used]))
+    return metrics
