@@ -7,6 +7,7 @@ import pytest
 
 from kernbench.kernels.anygram import anygram_gram
 from kernbench.kernels.anygram_features import anygram_features
+from kernbench.kernels.anygram_sklearn import AnyGramKernel
 
 
 @pytest.mark.parametrize(
@@ -29,3 +30,87 @@ def test_sm_negative_ids_hand_worked():
     # [0, -1] and [-1, 2] share the unigram -1 only: lam; no bigram in common.
     gram = anygram_gram([np.array([0, -1]), np.array([-1, 2])], variant="sm", lam=0.4)
     assert gram[0, 1] == pytest.approx(0.4, abs=1e-15)
+
+
+# ------------------------------------------------------------------ the scikit-learn estimator
+
+#: scikit-learn's checks that need no 2-D array input; the rest feed (samples x features) arrays, which the
+#: estimator tags declare this transformer does not take.
+API_CHECKS = (
+    "check_estimator_cloneable", "check_estimator_tags_renamed", "check_valid_tag_types", "check_estimator_repr",
+    "check_no_attributes_set_in_init", "check_do_not_raise_errors_in_init_or_set_params", "check_mixin_order",
+    "check_parameters_default_constructible", "check_get_params_invariance", "check_set_params",
+    "check_estimators_unfitted",
+)
+SENTENCES = [np.array([0, 1, 2]), np.array([0, 1]), np.array([3, 4]), np.array([4, 3, 4]), np.array([], dtype=np.int64)]
+
+
+def test_estimator_tags_declare_sentences_not_a_2d_array_and_every_check_run_passes():
+    import warnings
+
+    from sklearn.utils import get_tags
+    from sklearn.utils.estimator_checks import check_estimator
+
+    tags = get_tags(AnyGramKernel())
+    assert not tags.input_tags.two_d_array and not tags.input_tags.sparse and tags.requires_fit
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the SkipTestWarning of the 2-D array checks
+        results = check_estimator(AnyGramKernel(variant="sm"), on_fail=None)
+    assert [r["status"] for r in results] == ["passed"] * len(results) and len(results) >= 1
+
+
+@pytest.mark.parametrize("check", API_CHECKS)
+@pytest.mark.parametrize("variant", ["sm", "wess"])
+def test_scikit_learn_api_checks_that_take_no_array_input_pass(check, variant):
+    from sklearn.utils import estimator_checks
+
+    getattr(estimator_checks, check)("AnyGramKernel", AnyGramKernel(variant=variant))
+
+
+def test_fit_on_no_sentence_raises_and_transform_before_fit_raises_not_fitted():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(ValueError, match="AnyGramKernel.fit: X holds no sentence"):
+        AnyGramKernel(variant="sm").fit([])
+    with pytest.raises(ValueError, match="X holds no sentence"):
+        AnyGramKernel(variant="sm").fit(iter([]))
+    with pytest.raises(NotFittedError):
+        AnyGramKernel(variant="sm").transform(SENTENCES)
+    with pytest.raises(TypeError, match="AnyGramKernel.fit: X must be an iterable of sentences, got int"):
+        AnyGramKernel(variant="sm").fit(3)
+    with pytest.raises(TypeError, match="got str"):
+        AnyGramKernel(variant="sm").fit("a sentence")
+
+
+def test_fit_and_transform_accept_any_iterable_of_sequences():
+    import pandas as pd
+
+    expected = AnyGramKernel(variant="sm", normalize=True).fit(SENTENCES).transform(SENTENCES[:3])
+    as_lists = [s.tolist() for s in SENTENCES]
+    for train, test in [
+        (iter(SENTENCES), (s for s in SENTENCES[:3])),
+        (tuple(tuple(s) for s in as_lists), [tuple(s) for s in as_lists[:3]]),
+        (pd.Series(SENTENCES), pd.Series(as_lists[:3], index=[7, 8, 9])),
+    ]:
+        model = AnyGramKernel(variant="sm", normalize=True).fit(train)
+        np.testing.assert_allclose(model.transform(test), expected, rtol=1e-15)
+        assert len(model.X_fit_) == len(SENTENCES)
+    gram = AnyGramKernel(variant="sm").fit_transform(iter(SENTENCES))
+    np.testing.assert_allclose(gram, anygram_gram(SENTENCES, variant="sm", lam=0.4), rtol=1e-15)
+
+
+def test_fitting_behaves_as_scikit_learn_expects_on_sentences():
+    import pickle
+
+    from sklearn.base import clone
+
+    model = AnyGramKernel(variant="sm", lam=0.5)
+    params = model.get_params()
+    assert model.fit(SENTENCES) is model and model.get_params() == params  # fit returns self, keeps the params
+    first = model.transform(SENTENCES)
+    np.testing.assert_array_equal(model.fit(SENTENCES).transform(SENTENCES), first)  # idempotent
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).transform(SENTENCES), first)
+    order = np.array([3, 0, 4, 2, 1])
+    np.testing.assert_array_equal(model.transform([SENTENCES[i] for i in order]), first[order])  # order invariance
+    np.testing.assert_array_equal(model.transform(SENTENCES[1:2]), first[1:2])  # subset invariance
+    assert not hasattr(clone(model), "X_fit_")

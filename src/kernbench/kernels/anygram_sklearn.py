@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
 from kernbench.kernels.anygram import anygram_diag, anygram_gram, normalize_gram
+
+
+def _sentences(X, method: str) -> list:
+    """The sentences of an iterable as a list; a string or a scalar is not an iterable of sentences."""
+    if isinstance(X, (str, bytes)) or not isinstance(X, Iterable):
+        raise TypeError(f"AnyGramKernel.{method}: X must be an iterable of sentences, got {type(X).__name__}")
+    return list(X)
 
 
 class AnyGramKernel(TransformerMixin, BaseEstimator):
@@ -13,6 +23,12 @@ class AnyGramKernel(TransformerMixin, BaseEstimator):
     Put it before ``SVC(kernel="precomputed")`` in a ``Pipeline``: ``fit`` stores
     the training sentences and returns ``K(train, train)`` through
     ``fit_transform``; ``transform`` returns ``K(X, train)``.
+
+    Its input is an iterable of sentences of different lengths (token-id
+    sequences, or ``L x d`` token-vector arrays), not a 2-D array of samples by
+    features: its estimator tags say so (``input_tags.two_d_array`` is false, as
+    for scikit-learn's text vectorisers), and the checks of
+    ``sklearn.utils.estimator_checks`` that feed 2-D arrays do not apply to it.
 
     Parameters
     ----------
@@ -55,6 +71,12 @@ class AnyGramKernel(TransformerMixin, BaseEstimator):
         self.normalize = normalize
         self.method = method
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False  # an iterable of variable-length sentences
+        tags.input_tags.sparse = False
+        return tags
+
     def _kw(self):
         return {"variant": self.variant, "lam": self.lam, "vectors": self.vectors, "theta": self.theta}
 
@@ -63,15 +85,17 @@ class AnyGramKernel(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : sequence of array-like
-            Training sentences.
+        X : iterable of array-like
+            Training sentences (at least one).
         y : ignored
 
         Returns
         -------
         self
         """
-        self.X_fit_ = list(X)
+        self.X_fit_ = _sentences(X, "fit")
+        if not self.X_fit_:
+            raise ValueError("AnyGramKernel.fit: X holds no sentence; the kernel needs at least one training sentence")
         self.diag_fit_ = anygram_diag(self.X_fit_, **self._kw())
         return self
 
@@ -80,13 +104,14 @@ class AnyGramKernel(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : sequence of array-like
+        X : iterable of array-like
 
         Returns
         -------
         ndarray of shape (len(X), n_train)
         """
-        X = list(X)
+        check_is_fitted(self, "X_fit_")
+        X = _sentences(X, "transform")
         gram = anygram_gram(X, self.X_fit_, method=self.method, **self._kw())
         if self.normalize:
             gram = normalize_gram(gram, anygram_diag(X, **self._kw()), self.diag_fit_)
@@ -97,7 +122,7 @@ class AnyGramKernel(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : sequence of array-like
+        X : iterable of array-like
         y : ignored
 
         Returns
