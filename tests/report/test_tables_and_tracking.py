@@ -135,3 +135,25 @@ def test_mlflow_logging_is_idempotent_and_replaces_changed_runs(tmp_path):
     assert triv.data.params["C"] == "[1.0]"
     artifacts = [a.path for a in client.list_artifacts(triv.info.run_id)]
     assert any(a.endswith(".json") for a in artifacts)
+
+
+def test_each_cell_says_whether_it_reproduces_the_paper(tmp_path):
+    from kernbench.report.tables import reproduction_status
+
+    frame = pd.DataFrame({
+        "value": [63.0, 60.0, 60.0, 60.0],
+        "ci_low": [60.0, 57.0, 55.0, None],
+        "ci_high": [66.0, 63.0, 62.0, None],
+        "paper_value": [63.15, 62.5, 65.29, None],
+    })
+    assert reproduction_status(frame, 2.0).tolist() == ["within_tolerance", "paper_in_interval", "outside", ""]
+    # without a tolerance only the interval judges: 63.15 lies in [60, 66]
+    assert reproduction_status(frame, None).tolist() == ["paper_in_interval", "paper_in_interval", "outside", ""]
+    rows = [{"dataset": "semeval14_laptop", "split": "test", "metric": "accuracy", "value": 0.62}]
+    path = _record(tmp_path, "semeval14_laptop", "AGKwess", rows)  # paper 65.29: 3.29 points away
+    table = build_table([path], load_paper_values(PAPER_VALUES), tolerance=2.0)
+    assert table["reproduces"].tolist() == ["outside"]
+    write_table(table, tmp_path / "t.csv", tmp_path / "t.md")
+    md = (tmp_path / "t.md").read_text()
+    assert md.startswith("Cells with a paper value: 1 (0 ✓ within tolerance, 0 ≈ paper in 95 % CI, 1 ✗ outside).")
+    assert "✗ outside" in md.splitlines()[4]

@@ -15,6 +15,9 @@ rule tables:
         md_subset=lambda wildcards: json.dumps(table_md_subset(wildcards.table), sort_keys=True),
         resamples=config["uncertainty"]["resamples"],
         seed=config["seed"],
+        tolerance=lambda wildcards: (
+            f"--tolerance {config['gap_tolerance'][wildcards.table]}" if wildcards.table in config["gap_tolerance"] else ""
+        ),
     log:
         f"{LOGS}/tables/{{table}}.log",
     benchmark:
@@ -31,7 +34,7 @@ rule tables:
     shell:
         "kernbench tables --records {input.records:q} --paper-values {input.paper_values:q} "
         "--csv {output.csv:q} --md {output.md:q} --md-subset {params.md_subset:q} "
-        "--resamples {params.resamples} --seed {params.seed} > {log:q} 2>&1"
+        "--resamples {params.resamples} --seed {params.seed} {params.tolerance} > {log:q} 2>&1"
 
 
 rule significance_paper:

@@ -14,8 +14,8 @@ from kernbench.progress import progress
 from kernbench.records import load_record
 
 COLUMNS = [
-    "dataset", "system", "split", "metric", "value", "ci_low", "ci_high", "paper_value", "delta", "std", "n_seeds",
-    "grid_edge", "paper", "source",
+    "dataset", "system", "split", "metric", "value", "ci_low", "ci_high", "paper_value", "delta", "reproduces", "std",
+    "n_seeds", "grid_edge", "paper", "source",
 ]
 KEY = ["dataset", "system", "split", "metric"]
 
@@ -25,6 +25,41 @@ PERCENT_METRICS = {
 }
 
 DECIMALS = 4
+
+#: ``reproduces`` of a cell with a paper value: within the tolerance, else the paper's value inside the
+#: cell's 95 % interval, else outside both.
+WITHIN, IN_INTERVAL, OUTSIDE = "within_tolerance", "paper_in_interval", "outside"
+#: How the markdown versions show them.
+MARKS = {WITHIN: "✓ within tolerance", IN_INTERVAL: "≈ paper in 95 % CI", OUTSIDE: "✗ outside"}
+
+
+def reproduction_status(frame: pd.DataFrame, tolerance: float | None) -> pd.Series:
+    """Whether each cell reproduces its paper value: :data:`WITHIN`, :data:`IN_INTERVAL`, :data:`OUTSIDE` or "".
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows with ``value``, ``ci_low``, ``ci_high``, ``paper_value`` (percent metrics in points).
+    tolerance : float or None
+        Points within which a value reproduces the paper's; None judges by the interval alone.
+
+    Returns
+    -------
+    pandas.Series of str
+        Blank where the paper gives no value.
+    """
+    paper = frame["paper_value"].astype(float)
+    gap = (frame["value"].astype(float) - paper).abs()
+    within = gap <= tolerance if tolerance is not None else pd.Series(False, index=frame.index)
+    in_interval = (frame["ci_low"].astype(float) <= paper) & (paper <= frame["ci_high"].astype(float))
+    status = np.where(within, WITHIN, np.where(in_interval, IN_INTERVAL, OUTSIDE))
+    return pd.Series(np.where(paper.isna(), "", status), index=frame.index)
+
+
+def reproduction_counts(frame: pd.DataFrame) -> dict[str, int]:
+    """How many cells of a table are in each :data:`MARKS` status (cells with a paper value only)."""
+    status = frame["reproduces"].fillna("") if "reproduces" in frame else pd.Series(dtype=str)
+    return {s: int((status == s).sum()) for s in MARKS}
 
 
 def load_paper_values(path: str | Path) -> pd.DataFrame:
@@ -87,7 +122,9 @@ def extra_keys(rows) -> list[str]:
     return sorted({k for row in rows for k in row} - {*KEY, "value", "system", "paper"})
 
 
-def build_table(record_paths, paper_values: pd.DataFrame, *, resamples: int = 0, seed: int = 0) -> pd.DataFrame:
+def build_table(
+    record_paths, paper_values: pd.DataFrame, *, resamples: int = 0, seed: int = 0, tolerance: float | None = None
+) -> pd.DataFrame:
     """Collect the rows of every run record and set the paper's value and the delta beside each.
 
     Rows of several records with the same paper, dataset, system, split and
@@ -111,6 +148,9 @@ def build_table(record_paths, paper_values: pd.DataFrame, *, resamples: int = 0,
         Bootstrap resamples per cell; 0 leaves the interval columns blank.
     seed : int, optional
         Seed of the resampling.
+    tolerance : float, optional
+        Points within which a cell reproduces its paper value (``reproduces``,
+        :func:`reproduction_status`); None judges by the interval alone.
 
     Returns
     -------
@@ -151,6 +191,7 @@ def build_table(record_paths, paper_values: pd.DataFrame, *, resamples: int = 0,
     frame["delta"] = frame["value"] - frame["paper_value"]
     for column in ("value", "ci_low", "ci_high", "paper_value", "delta", "std"):
         frame[column] = frame[column].round(DECIMALS)
+    frame["reproduces"] = reproduction_status(frame, tolerance)
     columns = KEY + extra + COLUMNS[len(KEY) :]
     return frame[columns].sort_values(["paper", *KEY, *extra], kind="stable").reset_index(drop=True)
 
@@ -238,6 +279,8 @@ def markdown_subset(frame: pd.DataFrame, subset: dict | None) -> pd.DataFrame:
 def to_markdown(frame: pd.DataFrame) -> str:
     """Render a table as GitHub markdown (blank where a number is missing; the interval beside the value)."""
     shown = frame.drop(columns=["source"])
+    if "reproduces" in shown:
+        shown["reproduces"] = shown["reproduces"].map(MARKS)
     if "ci_low" in shown:
         ci = [
             "" if pd.isna(lo) else f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(shown["ci_low"], shown["ci_high"])
@@ -261,7 +304,17 @@ def write_table(
     write_text_atomic(csv_path, frame.to_csv(index=False, float_format=f"%.{DECIMALS}f", lineterminator="\n"))
     sources = sorted(set(shown["source"].dropna()))
     notes = "".join(f"\n- {s}" for s in sources)
-    write_text_atomic(md_path, to_markdown(shown) + (f"\nPaper values:{notes}\n" if notes else ""))
+    write_text_atomic(md_path, counts_line(frame) + to_markdown(shown) + (f"\nPaper values:{notes}\n" if notes else ""))
+
+
+def counts_line(frame: pd.DataFrame) -> str:
+    """A table's opening line: how many of its cells with a paper value reproduce it (empty if none has one)."""
+    counts = reproduction_counts(frame)
+    total = sum(counts.values())
+    if not total:
+        return ""
+    parts = ", ".join(f"{n} {MARKS[s]}" for s, n in counts.items())
+    return f"Cells with a paper value: {total} ({parts}).\n\n"
 
 
 def indistinguishable_systems(

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from kernbench.report.formatting import cell_text, number_text
+from kernbench.report.tables import MARKS
 
 
 def summary_lines(tables: Path, *, levels=()) -> list[str]:
@@ -20,11 +21,11 @@ def summary_lines(tables: Path, *, levels=()) -> list[str]:
         "**Kaljahi & Foster, Table 3** — accuracy (%), 95 % interval; LSTMs: mean ± std over seeds "
         "(interval over test items and seeds).",
         "",
-        "| dataset | system | dev [95 % CI] | paper dev | test [95 % CI] | paper test | Δ test |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| dataset | system | dev [95 % CI] | paper dev | test [95 % CI] | paper test | Δ test | test reproduces |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for dataset, system in sorted({k[:2] for k in t.index}):
-        cells, delta = [], "–"
+        cells, delta, mark = [], "–", "–"
         for split in ("dev", "test"):
             if (dataset, system, split) not in t.index:
                 cells += ["–", "–"]
@@ -34,5 +35,6 @@ def summary_lines(tables: Path, *, levels=()) -> list[str]:
             cells += [cell_text(r["value"], r["ci_low"], r["ci_high"], spread=spread), number_text(r["paper_value"])]
             if split == "test":
                 delta = number_text(r["delta"], signed=True)
-        lines.append(f"| {dataset} | {system} | " + " | ".join(cells) + f" | {delta} |")
+                mark = MARKS.get(r.get("reproduces"), "–")
+        lines.append(f"| {dataset} | {system} | " + " | ".join(cells) + f" | {delta} | {mark} |")
     return lines + [""]
