@@ -295,3 +295,89 @@ def test_wrapper_in_pipeline_matches_direct_svc():
     search = GridSearchCV(model, {"anygramkernel__variant": ["sm", "wess"], "svc__C": [0.1, 1.0]}, cv=2)
     search.fit(X, y)
     assert search.best_params_["anygramkernel__variant"] in ("sm", "wess")
+
+
+# ------------------------------------------------------------------ identical tokens (anygram.identical_match)
+
+
+def brute_identity(s1, s2, vectors, lam, variant, theta=None):
+    """Algorithms 2 / 3 with an identity test first: equal ids match (sim 1), else the cosine of their vectors."""
+    def unit(v):
+        n = np.linalg.norm(v)
+        return v / n if n > 0 else v
+
+    nxt, total = np.zeros(len(s2) + 1), 0.0
+    for i in range(len(s1) - 1, -1, -1):
+        cur = np.zeros(len(s2) + 1)
+        for j in range(len(s2)):
+            sim = 1.0 if s1[i] == s2[j] else float(unit(vectors[s1[i]]) @ unit(vectors[s2[j]]))
+            if variant == "wess":
+                cur[j] = lam * (sim + nxt[j + 1])
+            elif s1[i] == s2[j] or sim >= theta:
+                cur[j] = lam * (1.0 + nxt[j + 1])
+            total += cur[j]
+        nxt = cur
+    return total
+
+
+@pytest.mark.parametrize("variant,theta", [("west", 0.3), ("west", 1.0), ("wess", None)])
+@pytest.mark.parametrize("method", ["auto", "dp"])
+def test_identical_tokens_match_in_every_route(variant, theta, method):
+    """Gram (fast path and DP), diagonal and single pairs all follow the identity-first algorithm."""
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(12, 5))
+    vectors[[3, 7]] = 0.0  # two words without a vector
+    X = [rng.integers(0, 12, size=rng.integers(1, 9)) for _ in range(9)]
+    Y = [rng.integers(0, 12, size=rng.integers(1, 9)) for _ in range(7)]
+    kw = {"variant": variant, "lam": 0.4, "vectors": vectors, "theta": theta}
+    want = np.array([[brute_identity(a, b, vectors, 0.4, variant, theta) for b in Y] for a in X])
+    want_xx = np.array([[brute_identity(a, b, vectors, 0.4, variant, theta) for b in X] for a in X])
+    np.testing.assert_allclose(anygram_gram(X, Y, method=method, identity=X, identity_y=Y, **kw), want, atol=1e-12)
+    np.testing.assert_allclose(anygram_gram(X, method=method, identity=X, **kw), want_xx, atol=1e-12)
+    np.testing.assert_allclose(anygram_diag(X, identity=X, **kw), np.diag(want_xx), atol=1e-12)
+    assert anygram_kernel(X[0], Y[0], identity=(X[0], Y[0]), **kw) == pytest.approx(want[0, 0], abs=1e-12)
+    # Without identity ids the unknown words match nothing (and at theta 1 rounding loses identical words).
+    assert not np.allclose(anygram_gram(X, Y, method=method, **kw), want)
+
+
+def test_theta_one_with_identical_tokens_is_string_match():
+    """Identity first: theta = 1 is exact match (Algorithm 1), where the cosine of a unit vector with itself
+    may round below 1 and an unknown word matches nothing."""
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(30, 50))
+    vectors[[2, 9]] = 0.0
+    X = [rng.integers(0, 30, size=rng.integers(1, 12)) for _ in range(25)]
+    sm = anygram_gram(X, variant="sm", lam=0.4)
+    west = anygram_gram(X, variant="west", lam=0.4, vectors=vectors, theta=1.0, identity=X)
+    np.testing.assert_allclose(west, sm, rtol=1e-12)
+    assert not np.allclose(anygram_gram(X, variant="west", lam=0.4, vectors=vectors, theta=1.0), sm)
+
+
+def test_unknown_word_matches_itself_only_with_identity():
+    vectors = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]])  # words 1 and 2 have no vector
+    kw = {"lam": 0.4, "vectors": vectors}
+    assert anygram_kernel([1], [1], variant="wess", **kw) == 0.0
+    assert anygram_kernel([1], [1], variant="wess", identity=([1], [1]), **kw) == pytest.approx(0.4)
+    assert anygram_kernel([1], [2], variant="wess", identity=([1], [2]), **kw) == 0.0
+    assert anygram_kernel([1, 1], [1], variant="west", theta=0.5, identity=([1, 1], [1]), **kw) == pytest.approx(0.8)
+    assert anygram_kernel([1, 2], [2, 1], variant="west", theta=0.5, identity=([1, 2], [2, 1]), **kw) == pytest.approx(0.8)
+
+
+def test_identity_ids_must_fit_the_sentences():
+    vectors = np.eye(3)
+    with pytest.raises(ValueError, match="identity: sentence 0 needs a 1-D integer array of 2 ids"):
+        anygram_gram([[0, 1]], variant="wess", lam=0.4, vectors=vectors, identity=[[0]])
+    with pytest.raises(ValueError, match="identity_y"):
+        anygram_gram([[0, 1]], [[1]], variant="wess", lam=0.4, vectors=vectors, identity=[[0, 1]])
+
+
+def test_wess_feature_map_carries_the_identity_matches():
+    from kernbench.kernels.anygram_features import anygram_features
+
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(10, 4))
+    vectors[[1, 4]] = 0.0
+    X = [rng.integers(0, 10, size=rng.integers(1, 8)) for _ in range(12)]
+    phi = anygram_features(X, variant="wess", lam=0.4, vectors=vectors, identity=X)
+    gram = anygram_gram(X, variant="wess", lam=0.4, vectors=vectors, identity=X)
+    np.testing.assert_allclose((phi @ phi.T).toarray(), gram, atol=1e-12)

@@ -4,6 +4,8 @@ from kernbench.papers.anygram import plan as anygram_plan
 from kernbench.papers.anygram.experiment import tile_files as anygram_tile_files
 from kernbench.papers.anygram.experiment import PRIMAL_SYSTEMS as ANYGRAM_PRIMAL_SYSTEMS
 from kernbench.papers.anygram.kernel_setting import SYSTEMS as ANYGRAM_KERNEL_SYSTEMS
+from kernbench.papers.anygram.kernel_setting import KernelSetting as AnygramKernelSetting
+from kernbench.papers.anygram.kernel_setting import kernel_encoding as anygram_kernel_encoding
 from kernbench.papers.anygram.sensitivity import sensitivity_jobs as anygram_sensitivity_jobs
 
 ANYGRAM = config["anygram"]
@@ -14,6 +16,10 @@ ANYGRAM_SVM_SYSTEMS = "|".join(s for s in ANYGRAM_KERNEL_SYSTEMS if not (ANYGRAM
 # Only the AGKsm Gram jobs see the casing of string match.
 ANYGRAM_CASED_SM = lambda wildcards: (
     "" if ANYGRAM["lowercase_sm"] or not wildcards.kernel.startswith("AGKsm_") else "--cased-sm"
+)
+# The encoding keys a Gram job's kernel depends on (contractions, identical tokens, the aspect bit).
+ANYGRAM_ENCODING = lambda wildcards: json.dumps(
+    anygram_kernel_encoding(AnygramKernelSetting.parse(wildcards.kernel).system, ANYGRAM), sort_keys=True
 )
 ANYGRAM_GRAM_FILES = [
     f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/{split}{suffix}.npz"
@@ -33,6 +39,7 @@ if ANYGRAM["tile_rows"]:
         params:
             tile_rows=ANYGRAM["tile_rows"],
             cased_sm=ANYGRAM_CASED_SM,
+            encoding=ANYGRAM_ENCODING,
         log:
             f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}/{{split}}_{{tile}}.log",
         benchmark:
@@ -49,7 +56,8 @@ if ANYGRAM["tile_rows"]:
         shell:
             "kernbench anygram-gram-tile --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
             "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --split {wildcards.split} "
-            "--tile {wildcards.tile} --tile-rows {params.tile_rows} {params.cased_sm} --threads {threads} --out {output:q} "
+            "--tile {wildcards.tile} --tile-rows {params.tile_rows} {params.cased_sm} --encoding {params.encoding:q} "
+            "--threads {threads} --out {output:q} "
             "> {log:q} 2>&1"
 
     rule anygram_gram_assemble:
@@ -68,6 +76,7 @@ if ANYGRAM["tile_rows"]:
         params:
             out_dir=lambda wildcards, output: os.path.dirname(output[0]),
             cased_sm=ANYGRAM_CASED_SM,
+            encoding=ANYGRAM_ENCODING,
         log:
             f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}.log",
         benchmark:
@@ -84,7 +93,7 @@ if ANYGRAM["tile_rows"]:
         shell:
             "kernbench anygram-gram-assemble --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
             "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --tiles {input.tiles:q} "
-            "{params.cased_sm} --threads {threads} --out-dir {params.out_dir:q} > {log:q} 2>&1"
+            "{params.cased_sm} --encoding {params.encoding:q} --threads {threads} --out-dir {params.out_dir:q} > {log:q} 2>&1"
 
 else:
 
@@ -97,6 +106,7 @@ else:
         params:
             out_dir=lambda wildcards, output: os.path.dirname(output[0]),
             cased_sm=ANYGRAM_CASED_SM,
+            encoding=ANYGRAM_ENCODING,
         log:
             f"{LOGS}/cache/anygram/{{dataset}}/{{kernel}}.log",
         benchmark:
@@ -112,7 +122,8 @@ else:
             runtime=60,
         shell:
             "kernbench anygram-gram --dataset {wildcards.dataset} --kernel {wildcards.kernel} "
-            "--prepared {input.prepared:q} --embeddings {input.embeddings:q} {params.cased_sm} --threads {threads} "
+            "--prepared {input.prepared:q} --embeddings {input.embeddings:q} {params.cased_sm} "
+            "--encoding {params.encoding:q} --threads {threads} "
             "--out-dir {params.out_dir:q} > {log:q} 2>&1"
 
 
@@ -126,7 +137,14 @@ rule anygram_svm:
         confusion=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.confusion.csv",
     params:
         gram_dirs=lambda wildcards, input: sorted({os.path.dirname(f) for f in input.grams}),
-        settings=json.dumps({"C": ANYGRAM["C"], "normalize": ANYGRAM["normalize"]}, sort_keys=True),
+        settings=lambda wildcards: json.dumps(
+            {
+                "C": ANYGRAM["C"],
+                "normalize": ANYGRAM["normalize"],
+                "encoding": anygram_kernel_encoding(wildcards.system, ANYGRAM),
+            },
+            sort_keys=True,
+        ),
         seed=config["seed"],
         profile=config["profile"],
     log:
@@ -161,12 +179,13 @@ if ANYGRAM_PRIMAL:
             predictions=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.predictions.parquet",
             confusion=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.confusion.csv",
         params:
-            settings=json.dumps(
+            settings=lambda wildcards: json.dumps(
                 {
                     "lam": ANYGRAM["lam"],
                     "lowercase_sm": ANYGRAM["lowercase_sm"],
                     "C": ANYGRAM["C"],
                     "normalize": ANYGRAM["normalize"],
+                    "encoding": anygram_kernel_encoding(wildcards.system, ANYGRAM),
                 },
                 sort_keys=True,
             ),

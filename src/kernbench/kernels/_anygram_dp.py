@@ -66,6 +66,25 @@ def pair_west(e1, e2, lam, theta):
 
 
 @njit(cache=True, nogil=True)
+def pair_west_ids(e1, e2, i1, i2, lam, theta):
+    """Algorithm 2 with an identity test before the cosine: tokens of equal identity ``>= 0`` always match."""
+    n1, n2 = e1.shape[0], e2.shape[0]
+    nxt = np.zeros(n2 + 1)
+    cur = np.zeros(n2 + 1)
+    kernel = 0.0
+    for i in range(n1 - 1, -1, -1):
+        for j in range(n2):
+            if (i1[i] >= 0 and i1[i] == i2[j]) or dot(e1[i], e2[j]) >= theta:
+                d = lam * (1.0 + nxt[j + 1])
+                cur[j] = d
+                kernel += d
+            else:
+                cur[j] = 0.0
+        nxt, cur = cur, nxt
+    return kernel
+
+
+@njit(cache=True, nogil=True)
 def pair_wess(e1, e2, lam):
     """Algorithm 3: any-gram kernel with the similarity score (no ``if``)."""
     n1, n2 = e1.shape[0], e2.shape[0]
@@ -95,6 +114,17 @@ def gram_west(un_x, off_x, un_y, off_y, pa, pb, lam, theta, out):
     for k in prange(pa.shape[0]):
         a, b = pa[k], pb[k]
         out[k] = pair_west(un_x[off_x[a] : off_x[a + 1]], un_y[off_y[b] : off_y[b + 1]], lam, theta)
+
+
+@njit(cache=True, parallel=True)
+def gram_west_ids(un_x, id_x, off_x, un_y, id_y, off_y, pa, pb, lam, theta, out):
+    """Fill ``out[k]`` with the west kernel of pair ``(pa[k], pb[k])``, identity test before the cosine."""
+    for k in prange(pa.shape[0]):
+        a, b = pa[k], pb[k]
+        out[k] = pair_west_ids(
+            un_x[off_x[a] : off_x[a + 1]], un_y[off_y[b] : off_y[b + 1]],
+            id_x[off_x[a] : off_x[a + 1]], id_y[off_y[b] : off_y[b + 1]], lam, theta,
+        )
 
 
 @njit(cache=True, parallel=True)

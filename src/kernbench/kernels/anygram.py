@@ -9,7 +9,11 @@ Three variants compare two tokenised sentences ``S1``, ``S2`` through the table
 * ``"wess"`` (Algorithm 3): every cell counts with ``m`` the cosine similarity.
 
 A zero vector (a word without a pre-trained embedding) has cosine similarity 0
-with every vector, itself included.
+with every vector, itself included. With ``identity`` (one integer per token,
+``-1`` for none), two tokens of equal non-negative identity are the same token:
+under ``west`` they always match (an identity test before the cosine, so
+``theta = 1`` means exact match), under ``wess`` their similarity is 1 even
+when their vectors are zero.
 
 Exact fast paths (``method="auto"``):
 
@@ -55,6 +59,8 @@ METHODS = ("auto", "dp")
 
 #: Pairs handed to one jitted call; bounds the memory of the pair lists.
 _PAIR_BATCH = 2_000_000
+#: n-grams of the sm maps built at once (about 100 bytes each at the peak): about 1 GB for a block of two runs.
+_SM_CHUNK_NGRAMS = 5_000_000
 #: Pairs per chunk of the parallel loop: small enough to balance uneven pair costs.
 _CHUNK = 256
 #: Pairs per task of the west fast path (one task builds one sentence's match masks).
@@ -157,6 +163,33 @@ def _units_pair(X, Y, vectors):
     if ux.shape[0] and uy.shape[0] and ux.shape[1] != uy.shape[1]:
         raise ValueError(f"X and Y token vectors differ in dimension ({ux.shape[1]} vs {uy.shape[1]})")
     return ux, ox, uy, oy
+
+
+def _flat_identity(identity, offsets: np.ndarray, what: str = "identity") -> np.ndarray | None:
+    """Concatenated identity ids of every sentence (``None`` stays ``None``), checked against the token counts."""
+    if identity is None:
+        return None
+    seqs = [np.asarray(s) for s in identity]
+    if len(seqs) != offsets.size - 1:
+        raise ValueError(f"{what}: {len(seqs)} id arrays for {offsets.size - 1} sentences")
+    for k, s in enumerate(seqs):
+        if s.ndim != 1 or s.size != offsets[k + 1] - offsets[k] or (s.size and not np.issubdtype(s.dtype, np.integer)):
+            raise ValueError(
+                f"{what}: sentence {k} needs a 1-D integer array of {offsets[k + 1] - offsets[k]} ids, "
+                f"got shape {s.shape} {s.dtype}"
+            )
+    return np.concatenate([s.astype(np.int64) for s in seqs]) if seqs else np.zeros(0, np.int64)
+
+
+def _identity_pair(identity, identity_y, ox, oy, symmetric: bool):
+    """Flat identity ids of X and Y (Y's default to X's when X is compared with itself)."""
+    if identity is None and identity_y is None:
+        return None, None
+    if identity is None or (identity_y is None and not symmetric):
+        raise ValueError("identity ids are needed for both X and Y (identity and identity_y)")
+    ix = _flat_identity(identity, ox)
+    iy = ix if symmetric else _flat_identity(identity_y, oy, "identity_y")
+    return ix, iy
 
 
 # --------------------------------------------------------------------------- pairs
@@ -266,7 +299,78 @@ def _sparse_gram(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, ny, symmetric, out):
                 out[a, b] = out[b, a]
 
 
-def _gram_sm_fast(X, Y, lam):
+def _sm_chunks(lengths: np.ndarray, budget: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """Split sentences by their ``L (L + 1) / 2`` n-grams: runs (in input order) whose maps are built together
+    within ``budget`` n-grams, and the sentences above ``budget`` on their own (left to the DP)."""
+    ngrams = lengths * (lengths + 1) // 2
+    chunks, current, total = [], [], 0
+    for i in np.flatnonzero(ngrams <= budget):
+        if current and total + ngrams[i] > budget:
+            chunks.append(np.array(current, dtype=np.int64))
+            current, total = [], 0
+        current.append(i)
+        total += int(ngrams[i])
+    if current:
+        chunks.append(np.array(current, dtype=np.int64))
+    return chunks, np.flatnonzero(ngrams > budget)
+
+
+def _sm_dp_pairs(X, Y, long_x, long_y, lam, out, symmetric) -> None:
+    """Fill ``out`` at every pair with a long sentence by the DP (O(L) memory per pair)."""
+    tx, ox = _flat_ids(X)
+    ty, oy = (tx, ox) if symmetric else _flat_ids(Y)
+    ny = oy.size - 1
+    is_long_y = np.zeros(ny, dtype=bool)
+    is_long_y[long_y] = True
+    short_x = np.setdiff1d(np.arange(ox.size - 1, dtype=np.int64), long_x)
+    pa = np.concatenate([np.repeat(long_x, ny), np.repeat(short_x, long_y.size)]).astype(np.int64)
+    pb = np.concatenate([np.tile(np.arange(ny, dtype=np.int64), long_x.size), np.tile(long_y, short_x.size)])
+    if symmetric:  # each pair once: (long a, short b) and (short a, long b) are mirrors; long pairs with a <= b
+        keep = ~is_long_y[pb] | (pa <= pb)
+        keep &= np.isin(pa, long_x)
+        pa, pb = pa[keep], pb[keep]
+    for k in range(0, pa.size, _PAIR_BATCH):
+        a, b = pa[k : k + _PAIR_BATCH], pb[k : k + _PAIR_BATCH]
+        vals = np.empty(a.size)
+        dp.gram_sm(tx, ox, ty, oy, a, b, lam, vals)
+        out[a, b] = vals
+        if symmetric:
+            out[b, a] = vals
+
+
+def _gram_sm_fast(X, Y, lam, budget: int | None = None):
+    """sm Gram matrix by the n-gram maps, within a memory budget.
+
+    The maps of a sentence of ``L`` tokens hold ``L (L + 1) / 2`` n-grams (about 100 bytes each at the peak
+    of building and multiplying them), so they are built for runs of sentences of at most
+    ``_SM_CHUNK_NGRAMS`` n-grams together, one block of the Gram matrix per pair of runs; a sentence with
+    more n-grams than that (over about 3,160 tokens) is compared with every other by the DP, whose memory is
+    O(L) per pair. A corpus within one run is mapped at once, as one block.
+    """
+    budget = _SM_CHUNK_NGRAMS if budget is None else budget
+    symmetric = Y is None
+    X = list(X)
+    Y = X if symmetric else list(Y)
+    chunks_x, long_x = _sm_chunks(np.array([len(s) for s in X], dtype=np.int64), budget)
+    chunks_y, long_y = (chunks_x, long_x) if symmetric else _sm_chunks(np.array([len(s) for s in Y], dtype=np.int64), budget)
+    if not long_x.size and not long_y.size and len(chunks_x) <= 1 and len(chunks_y) <= 1:
+        return _gram_sm_block(X, None if symmetric else Y, lam)
+    out = np.zeros((len(X), len(Y)))
+    for i, rows in enumerate(chunks_x):
+        for j, cols in enumerate(chunks_y):
+            if symmetric and j < i:
+                continue
+            sub_x = [X[r] for r in rows]
+            block = _gram_sm_block(sub_x, None if symmetric and i == j else [Y[c] for c in cols], lam)
+            out[np.ix_(rows, cols)] = block
+            if symmetric and j > i:
+                out[np.ix_(cols, rows)] = block.T
+    if long_x.size or long_y.size:
+        _sm_dp_pairs(X, Y, long_x, long_y, float(lam), out, symmetric)
+    return out
+
+
+def _gram_sm_block(X, Y, lam):
     tx, ox = _flat_ids(X)
     nx = ox.size - 1
     if Y is None:
@@ -368,7 +472,7 @@ def _block_products(gram, fa, fb, blocks) -> None:
             pass
 
 
-def _gram_wess_fast(X, Y, lam, vectors):
+def _gram_wess_fast(X, Y, lam, vectors, identity=None, identity_y=None):
     ux, ox, uy, oy = _units_pair(X, Y, vectors)
     lx, ly = np.diff(ox), np.diff(oy)
     nx, ny = lx.size, ly.size
@@ -397,7 +501,51 @@ def _gram_wess_fast(X, Y, lam, vectors):
     inv_x[rx] = np.arange(nx)
     inv_y[ry] = np.arange(ny)
     _permute_in_place(gram, inv_x, inv_y)
+    ix, iy = _identity_pair(identity, identity_y, ox, oy, Y is None)
+    if ix is not None:
+        gram += _identity_gram(ux, ox, ix, uy, oy, iy, lam)
     return gram
+
+
+def _identity_maps(ux, ox, ix, uy, oy, iy, lam):
+    """Sparse wess maps of the identity matches that the vectors miss: tokens with a zero vector and an identity.
+
+    A token pair of equal identity has similarity 1; for nonzero (unit) vectors the cosine already gives it,
+    for zero vectors it adds ``1`` to the pair's similarity. As the wess kernel is linear in the similarities,
+    that adds ``sum_m lam**(m+1) <c_m(x), c_m(y)>`` with ``c_m`` the counts of each such identity at positions
+    ``>= m``: one column per (position, identity).
+
+    Returns
+    -------
+    tuple of scipy.sparse.csr_matrix
+        The maps of X and of Y, with shared columns.
+    """
+    parts = [(u, o, i) for u, o, i in ((ux, ox, ix), (uy, oy, iy))]
+    keys = np.concatenate([i[~np.any(u != 0.0, axis=1) & (i >= 0)] for u, o, i in parts])
+    types = np.unique(keys)
+    width = max(types.size, 1)
+    maps = []
+    for u, o, i in parts:
+        n = o.size - 1
+        sel = np.flatnonzero(~np.any(u != 0.0, axis=1) & (i >= 0))
+        sent = np.searchsorted(o, sel, side="right") - 1
+        pos = sel - o[sent]
+        reps = pos + 1
+        rows = np.repeat(sent, reps)
+        m = np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps)
+        cols = m * width + np.repeat(np.searchsorted(types, i[sel]), reps)
+        vals = np.sqrt(float(lam) ** (m + 1))
+        n_cols = (int(max(np.diff(ox).max(initial=0), np.diff(oy).max(initial=0))) + 1) * width
+        maps.append(sp.csr_matrix((vals, (rows, cols)), shape=(n, n_cols)))
+    return maps[0], maps[1]
+
+
+def _identity_gram(ux, ox, ix, uy, oy, iy, lam) -> np.ndarray | None:
+    """What identity adds to a wess Gram matrix (``None`` without identity ids)."""
+    if ix is None:
+        return None
+    fx, fy = _identity_maps(ux, ox, ix, uy, oy, iy, lam)
+    return (fx @ fy.T).toarray()
 
 
 # --------------------------------------------------------------------------- west
@@ -495,11 +643,26 @@ def _west_tasks(nx: int, ny: int, symmetric: bool, size: int = _WEST_TASK):
     return tuple(np.concatenate(x) for x in (ta, tb0, tb1))
 
 
-def _gram_west_fast(X, Y, lam, vectors, theta):
+def _west_table(both: np.ndarray, ids, theta: float):
+    """Token types (distinct vectors, and identities when given), each token's type, and the match table."""
+    if ids is None:
+        types, inverse = _distinct_rows(both)
+        return inverse, match_table(types, theta)
+    types, inverse = _distinct_rows(np.hstack([both, ids.astype(np.float64)[:, None]]))
+    table = match_table(types[:, :-1], theta)
+    same = np.flatnonzero(types[:, -1] >= 0)  # a type with an identity is one token: it matches itself
+    eye = sp.csr_matrix((np.ones(same.size, dtype=np.uint8), (same, same)), shape=table.shape)
+    table = table.maximum(eye).astype(np.uint8).tocsr()
+    table.sort_indices()
+    return inverse, table
+
+
+def _gram_west_fast(X, Y, lam, vectors, theta, identity=None, identity_y=None):
     ux, ox, uy, oy = _units_pair(X, Y, vectors)
     both = np.concatenate([ux, uy]) if Y is not None else ux
-    types, inverse = _distinct_rows(both)
-    table = match_table(types, theta)
+    ix, iy = _identity_pair(identity, identity_y, ox, oy, Y is None)
+    ids = None if ix is None else (np.concatenate([ix, iy]) if Y is not None else ix)
+    inverse, table = _west_table(both, ids, theta)
     indptr, indices = table.indptr.astype(np.int64), table.indices.astype(np.int64)
     tx = inverse[: ux.shape[0]]
     ty = tx if Y is None else inverse[ux.shape[0] :]
@@ -517,16 +680,16 @@ def _gram_west_fast(X, Y, lam, vectors, theta):
 # --------------------------------------------------------------------------- public
 
 
-#: The exact fast path of each variant, ``function(X, Y, *, lam, vectors, theta)`` (``Y=None``: X against
-#: itself); :func:`anygram_gram` takes it with ``method="auto"``, the jitted DP with ``method="dp"``.
+#: The exact fast path of each variant, ``function(X, Y, *, lam, vectors, theta, identity=None, identity_y=None)``
+#: (``Y=None``: X against itself); :func:`anygram_gram` takes it with ``method="auto"``, the jitted DP with ``method="dp"``.
 FAST_PATHS = {
-    "sm": lambda X, Y, *, lam, vectors, theta: _gram_sm_fast(X, Y, lam),
-    "west": lambda X, Y, *, lam, vectors, theta: _gram_west_fast(X, Y, lam, vectors, float(theta)),
-    "wess": lambda X, Y, *, lam, vectors, theta: _gram_wess_fast(X, Y, lam, vectors),
+    "sm": lambda X, Y, *, lam, vectors, theta, **ids: _gram_sm_fast(X, Y, lam),
+    "west": lambda X, Y, *, lam, vectors, theta, **ids: _gram_west_fast(X, Y, lam, vectors, float(theta), **ids),
+    "wess": lambda X, Y, *, lam, vectors, theta, **ids: _gram_wess_fast(X, Y, lam, vectors, **ids),
 }
 
 
-def anygram_kernel(s1, s2, *, variant: str, lam: float, vectors=None, theta=None) -> float:
+def anygram_kernel(s1, s2, *, variant: str, lam: float, vectors=None, theta=None, identity=None) -> float:
     """Any-gram kernel of one sentence pair by the paper's dynamic programme.
 
     Parameters
@@ -542,6 +705,9 @@ def anygram_kernel(s1, s2, *, variant: str, lam: float, vectors=None, theta=None
         Token vectors indexed by id (``west``/``wess``).
     theta : float, optional
         Cosine similarity threshold (``west`` only).
+    identity : tuple of array-like, optional
+        ``(ids1, ids2)``, one integer per token (``-1``: none): tokens of equal identity always
+        match (``west``) or have similarity 1 (``wess``). Ignored by ``sm``.
 
     Returns
     -------
@@ -553,13 +719,20 @@ def anygram_kernel(s1, s2, *, variant: str, lam: float, vectors=None, theta=None
     if variant == "sm":
         (t1, _), (t2, _) = _flat_ids([s1]), _flat_ids([s2])
         return float(dp.pair_sm(t1, t2, float(lam)))
-    ux, _, uy, _ = _units_pair([s1], [s2], vectors)
+    ux, ox, uy, oy = _units_pair([s1], [s2], vectors)
+    ix, iy = (None, None) if identity is None else _identity_pair([identity[0]], [identity[1]], ox, oy, False)
     if variant == "west":
+        if ix is not None:
+            return float(dp.pair_west_ids(ux, uy, ix, iy, float(lam), float(theta)))
         return float(dp.pair_west(ux, uy, float(lam), float(theta)))
-    return float(dp.pair_wess(ux, uy, float(lam)))
+    extra = 0.0 if ix is None else float(_identity_gram(ux, ox, ix, uy, oy, iy, lam)[0, 0])
+    return float(dp.pair_wess(ux, uy, float(lam))) + extra
 
 
-def anygram_gram(X, Y=None, *, variant: str, lam: float, vectors=None, theta=None, method: str = "auto") -> np.ndarray:
+def anygram_gram(
+    X, Y=None, *, variant: str, lam: float, vectors=None, theta=None, method: str = "auto", identity=None,
+    identity_y=None,
+) -> np.ndarray:
     """Gram matrix of the any-gram kernel between two lists of sentences.
 
     Parameters
@@ -579,6 +752,10 @@ def anygram_gram(X, Y=None, *, variant: str, lam: float, vectors=None, theta=Non
         ``"dp"`` runs the jitted dynamic programme on every pair; ``"auto"``
         takes the exact fast path of the variant (sparse n-gram map for ``sm``,
         suffix-sum GEMM for ``wess``, match table for ``west``).
+    identity, identity_y : sequence of array-like, optional
+        Identity ids of the tokens of ``X`` and ``Y`` (one 1-D integer array per sentence, ``-1``: none;
+        ``identity_y`` defaults to ``identity`` when ``Y`` is None): tokens of equal identity always match
+        (``west``) or have similarity 1 (``wess``). Ignored by ``sm``.
 
     Returns
     -------
@@ -593,29 +770,38 @@ def anygram_gram(X, Y=None, *, variant: str, lam: float, vectors=None, theta=Non
     ny = nx if Y is None else len(Y)
     if nx == 0 or ny == 0:
         return np.zeros((nx, ny))
+    if variant == "sm":
+        identity = identity_y = None
+    ids = {} if identity is None and identity_y is None else {"identity": identity, "identity_y": identity_y}
     if method == "auto":
-        return FAST_PATHS[variant](X, Y, lam=lam, vectors=vectors, theta=theta)
+        return FAST_PATHS[variant](X, Y, lam=lam, vectors=vectors, theta=theta, **ids)
+    extra = None
     if variant == "sm":
         tx, ox = _flat_ids(X)
         ty, oy = (tx, ox) if Y is None else _flat_ids(Y)
         fill = lambda pa, pb, out: dp.gram_sm(tx, ox, ty, oy, pa, pb, lam, out)  # noqa: E731
     else:
         ux, ox, uy, oy = _units_pair(X, Y, vectors)
-        if variant == "west":
+        ix, iy = _identity_pair(identity, identity_y, ox, oy, Y is None)
+        if variant == "west" and ix is not None:
+            fill = lambda pa, pb, out: dp.gram_west_ids(ux, ix, ox, uy, iy, oy, pa, pb, lam, float(theta), out)  # noqa: E731
+        elif variant == "west":
             fill = lambda pa, pb, out: dp.gram_west(ux, ox, uy, oy, pa, pb, lam, float(theta), out)  # noqa: E731
         else:
             fill = lambda pa, pb, out: dp.gram_wess(ux, ox, uy, oy, pa, pb, lam, out)  # noqa: E731
-    return _run_pairs(fill, nx, ny, Y is None)
+            extra = _identity_gram(ux, ox, ix, uy, oy, iy, lam)
+    gram = _run_pairs(fill, nx, ny, Y is None)
+    return gram if extra is None else gram + extra
 
 
-def anygram_diag(X, *, variant: str, lam: float, vectors=None, theta=None) -> np.ndarray:
+def anygram_diag(X, *, variant: str, lam: float, vectors=None, theta=None, identity=None) -> np.ndarray:
     """Self-similarities ``K(x, x)`` of every sentence (by the DP), for kernel normalisation.
 
     Parameters
     ----------
     X : sequence of array-like
         Sentences as in :func:`anygram_kernel`.
-    variant, lam, vectors, theta
+    variant, lam, vectors, theta, identity
         As in :func:`anygram_gram`.
 
     Returns
@@ -635,10 +821,16 @@ def anygram_diag(X, *, variant: str, lam: float, vectors=None, theta=None) -> np
         dp.gram_sm(t, o, t, o, idx, idx, float(lam), out)
     else:
         u, o = _flat_units(X, vectors)
-        if variant == "west":
+        ids = _flat_identity(identity, o)
+        if variant == "west" and ids is not None:
+            dp.gram_west_ids(u, ids, o, u, ids, o, idx, idx, float(lam), float(theta), out)
+        elif variant == "west":
             dp.gram_west(u, o, u, o, idx, idx, float(lam), float(theta), out)
         else:
             dp.gram_wess(u, o, u, o, idx, idx, float(lam), out)
+            if ids is not None:
+                fx, _ = _identity_maps(u, o, ids, u, o, ids, lam)
+                out += np.asarray(fx.multiply(fx).sum(axis=1)).ravel()
     return out
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from kernbench.kernels.anygram import _check, _flat_ids, _flat_units, _ngram_maps
+from kernbench.kernels.anygram import _check, _flat_identity, _flat_ids, _flat_units, _identity_maps, _ngram_maps
 
 PRIMAL_VARIANTS = ("sm", "wess")
 
@@ -41,7 +41,7 @@ def _suffix_entries(units, offsets, lam, indptr, indices, data):
                 data[q + m * d + k] = w * acc[k]
 
 
-def anygram_features(X: Sequence, *, variant: str, lam: float, vectors=None) -> sp.csr_matrix:
+def anygram_features(X: Sequence, *, variant: str, lam: float, vectors=None, identity=None) -> sp.csr_matrix:
     """Explicit feature map of the ``sm`` or ``wess`` any-gram kernel.
 
     Columns are shared by all rows of one call, so map every split of a dataset
@@ -57,6 +57,9 @@ def anygram_features(X: Sequence, *, variant: str, lam: float, vectors=None) -> 
         Decay factor in (0, 1].
     vectors : array-like of shape (V, d), optional
         Token vectors indexed by id (``wess``).
+    identity : sequence of array-like, optional
+        ``wess``: identity ids of the tokens, as in :func:`kernbench.kernels.anygram.anygram_gram`;
+        their map is appended as further columns.
 
     Returns
     -------
@@ -78,4 +81,9 @@ def anygram_features(X: Sequence, *, variant: str, lam: float, vectors=None) -> 
     data = np.empty(indptr[-1])
     _suffix_entries(units, offsets, float(lam), indptr, indices, data)
     width = max(int(lengths.max()) if lengths.size else 0, 1) * d
-    return sp.csr_matrix((data, indices, indptr), shape=(len(X), width))
+    phi = sp.csr_matrix((data, indices, indptr), shape=(len(X), width))
+    if identity is None:
+        return phi
+    ids = _flat_identity(identity, offsets)
+    extra, _ = _identity_maps(units, offsets, ids, units, offsets, ids, lam)
+    return sp.hstack([phi, extra], format="csr")

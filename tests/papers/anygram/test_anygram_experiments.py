@@ -115,6 +115,10 @@ def test_gram_and_svm_commands(tmp_path, capsys):
     assert rec["system"] == "AGKwest" and rec["params"]["theta_grid"] == [0.5, 0.9]
     assert set(rec["params"]["chosen"]) == {"theta", "normalize", "C", "kernel_scale"}
     assert len(rec["params"]["dev_accuracy_grid"]) == 2 * 2 * 2
+    chosen = rec["params"]["chosen"]
+    assert rec["grid_choices"] == {
+        "C": {"value": chosen["C"], "grid": [1.0, 10.0]}, "theta": {"value": chosen["theta"], "grid": [0.5, 0.9]}
+    }
     assert len(pd.read_parquet(tmp_path / "p.parquet")) == 24
     confusion = pd.read_csv(tmp_path / "c.csv")
     assert confusion.groupby("split")["count"].sum().to_dict() == {"dev": 12, "test": 12}
@@ -163,3 +167,23 @@ def test_c_grid_fitted_in_threads_chooses_and_predicts_as_the_serial_fit():
     assert threaded.kernels is settings[serial.key]
     np.testing.assert_array_equal(threaded.model.decision_function(threaded.kernels.test),
                                   serial.model.decision_function(serial.kernels.test))
+
+
+def test_gram_command_reads_its_encoding(tmp_path):
+    """``--encoding`` reaches the kernel: an unknown word matches itself only with identical_match."""
+    frame = pd.DataFrame({
+        "id": ["a", "b", "c"], "split": ["train", "dev", "test"], "label": ["positive"] * 3,
+        "tokens": [["zzqx", "good"], ["zzqx"], ["good"]], "aspect_mask": [[0, 1], [0], [1]],
+    })  # fmt: skip
+    prepared = tmp_path / "semeval14_laptop.parquet"
+    frame.to_parquet(prepared, index=False)
+    emb = tmp_path / "emb.npz"
+    np.savez(emb, words=np.array(["good"]), vectors=np.ones((1, 3), np.float32), found=np.ones(1, bool), cased=False)
+    dev = {}
+    for identical in (False, True):
+        out_dir = tmp_path / str(identical) / "AGKwess_lam0.4"
+        assert main(["anygram-gram", "--dataset", "semeval14_laptop", "--kernel", out_dir.name, "--prepared",
+                     str(prepared), "--embeddings", str(emb), "--out-dir", str(out_dir),
+                     "--encoding", json.dumps({"identical_match": identical})]) == 0
+        dev[identical] = load_dense(out_dir / "dev.npz")[0, 0]
+    assert dev == {False: 0.0, True: pytest.approx(0.4)}

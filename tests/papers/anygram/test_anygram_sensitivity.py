@@ -77,7 +77,11 @@ def test_jobs_follow_the_main_table_and_drop_the_default_from_the_alternatives()
     config["anygram"]["agk_systems"] = ["AGKsm", "AGKwest"]  # AGKwess not in the main table: no rows for it
     config["datasets"] = ["semeval14_laptop", "sst"]
     jobs = sens.sensitivity_jobs(config)
-    assert set(jobs) == {"lam", "dev_split", "lowercase_sm"}
+    assert set(jobs) == {"lam", "dev_split", "lowercase_sm", "split_contractions", "identical_match", "aspect_bit"}
+    assert jobs["split_contractions"][2] == ["AGKsm", "AGKwest"] and jobs["identical_match"][2] == ["AGKwest"]
+    assert jobs["split_contractions"][3]["alternatives"] == [False] and jobs["aspect_bit"][3]["alternatives"] == ["unit"]
+    assert jobs["aspect_bit"][3]["encoding"] == {"split_contractions": True, "identical_match": True, "aspect_bit": "raw"}
+    assert jobs["aspect_bit"][3]["theta"] == config["anygram"]["theta"]
     choice, datasets, systems, settings = jobs["lam"]
     assert (choice, datasets, systems, settings["alternatives"]) == ("anygram.lam", ["semeval14_laptop"], ["AGKsm"], [0.2])
     assert jobs["dev_split"][2] == ["AGKsm", "AGKwest"] and jobs["dev_split"][3]["default_seed"] == config["seed"]
@@ -97,3 +101,28 @@ def test_cased_string_match_separates_capitalised_words(encoder):
     assert lower["test"][0][0, 0] == pytest.approx(0.5 + 0.5 + 0.25)  # good, screen, good screen
     assert cased["test"][0][0, 0] == 0.0
     assert lower["dev"][0][0, 0] == pytest.approx(0.5) and cased["dev"][0][0, 0] == 0.0
+
+
+def test_encoding_rows_retrain_with_the_other_value(tmp_path, small, encoder):
+    """An encoding row names the choice's two values and scores the alternative against the main predictions."""
+    from kernbench.kernels.anygram_encoding import Encoding
+
+    main = encoder.with_encoding(**Encoding(identical_match=True).as_dict())
+    grams = {t: compute_grams(small, main, system="AGKwest", lam=0.4, theta=t) for t in (0.9, 0.95)}
+    result = run_svm(small, grams, C_grid=[1.0], normalize_options=[True], dataset="semeval14_laptop")
+    path = tmp_path / "AGKwest.predictions.parquet"
+    result.predictions.to_parquet(path)
+    rows = sens.encoding_rows(
+        small, main, choice="identical_match", alternative=False, dataset="semeval14_laptop", systems=["AGKwest"],
+        lam=0.4, thetas=[0.9, 0.95], C_grid=[1.0], normalize_options=[True], default_predictions={"AGKwest": path},
+        resamples=20, seed=0,
+    )  # fmt: skip
+    (row,) = rows
+    assert (row["choice"], row["default"], row["alternative"]) == (
+        "anygram.identical_match", "identical tokens match", "unknown words match nothing"
+    )
+    test = result.predictions[result.predictions["split"] == "test"]
+    assert row["value_default"] == pytest.approx(100 * (test["y_pred"] == test["y_true"]).mean())
+    # Every word is unknown to this encoder: without identity nothing matches, the kernel is 0 and so is the
+    # self-similarity, and the SVM predicts one class for every test item.
+    assert row["value"] != row["value_default"]

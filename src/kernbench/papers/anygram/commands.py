@@ -15,17 +15,38 @@ from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments,
 
 log = logging.getLogger("kernbench")
 
+
+def _encoder(args):
+    """The token encoder of a Gram job: the embeddings file under the job's ``--encoding``."""
+    from kernbench.kernels.anygram_encoding import Encoding, TokenEncoder
+
+    return TokenEncoder.from_npz(args.embeddings, Encoding.from_config(json.loads(args.encoding)))
+
+
+def grid_choices(chosen: dict, grids: dict) -> dict:
+    """``grid_choices`` of a run record: each value chosen on dev with its grid (``runs.grid_choice``).
+
+    Parameters
+    ----------
+    chosen : dict
+        ``SvmResult.chosen``.
+    grids : dict
+        ``{name: candidates}`` of the values chosen from a grid (``C``, and ``theta`` for a west system).
+    """
+    from kernbench.runs import grid_choice
+
+    return {name: grid_choice(chosen[name], grid) for name, grid in grids.items() if name in chosen and grid}
+
 def _cmd_gram(args) -> None:
     import pandas as pd
 
     from kernbench.cache import save_dense
-    from kernbench.kernels.anygram_encoding import TokenEncoder
     from kernbench.papers.anygram.experiment import SPLITS, compute_grams
 
     set_threads(args.threads)
     system, lam, theta = astuple(KernelSetting.parse(args.kernel))
     frame = pd.read_parquet(args.prepared)
-    encoder = TokenEncoder.from_npz(args.embeddings)
+    encoder = _encoder(args)
     started = time.perf_counter()
     grams = compute_grams(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=not args.cased_sm)
     elapsed = time.perf_counter() - started
@@ -47,14 +68,13 @@ def _cmd_gram_tile(args) -> None:
     import pandas as pd
 
     from kernbench.cache import save_dense
-    from kernbench.kernels.anygram_encoding import TokenEncoder
     from kernbench.papers.anygram.experiment import check_tile_rows, compute_gram_tile
 
     set_threads(args.threads)
     check_tile_rows(args.tile_rows)
     system, lam, theta = astuple(KernelSetting.parse(args.kernel))
     frame = pd.read_parquet(args.prepared)
-    encoder = TokenEncoder.from_npz(args.embeddings)
+    encoder = _encoder(args)
     start = args.tile * args.tile_rows
     n_rows = int((frame["split"] == args.split).sum())
     if start >= max(n_rows, 1):
@@ -76,7 +96,6 @@ def _cmd_gram_assemble(args) -> None:
 
     from kernbench.cache import load_dense, save_dense
     from kernbench.errors import DataError
-    from kernbench.kernels.anygram_encoding import TokenEncoder
     from kernbench.papers.anygram.experiment import SPLITS, compute_diags
 
     set_threads(args.threads)
@@ -95,7 +114,7 @@ def _cmd_gram_assemble(args) -> None:
             raise DataError(f"{args.kernel} {split}: tiles {[t.name for t in tiles]} give {gram.shape}, expected {expected}")
         grams[split] = gram
     diags = compute_diags(
-        frame, TokenEncoder.from_npz(args.embeddings), system=system, lam=lam, theta=theta,
+        frame, _encoder(args), system=system, lam=lam, theta=theta,
         lowercase_sm=not args.cased_sm,
     )
     out_dir = Path(args.out_dir)
@@ -137,15 +156,20 @@ def _cmd_svm(args) -> None:
         n_jobs=args.threads,
     )
     elapsed = time.perf_counter() - started
+    thetas = sorted(t for t in grams if t is not None)
     key_params = {
         "lam": lam,
-        "theta_grid": sorted(t for t in grams if t is not None),
+        "theta_grid": thetas,
         "C_grid": settings["C"],
         "normalize_options": settings["normalize"],
+        "encoding": settings.get("encoding", {}),
         "seed": args.seed,
         "profile": args.profile,
     }
-    record = _write_outputs(args, spec, key_params, result, timings={"svm_select_fit_predict": elapsed})
+    record = _write_outputs(
+        args, spec, key_params, result, timings={"svm_select_fit_predict": elapsed},
+        grids={"C": settings["C"], "theta": thetas},
+    )
     log.info("%s %s: chose %s; %s", spec.name, args.system, result.chosen, record["metrics"])
 
 
@@ -153,14 +177,14 @@ def _cmd_primal(args) -> None:
     import pandas as pd
 
     from kernbench.catalog import DATASETS
-    from kernbench.kernels.anygram_encoding import TokenEncoder
+    from kernbench.kernels.anygram_encoding import Encoding, TokenEncoder
     from kernbench.papers.anygram.experiment import primal_features, run_primal
 
     set_threads(args.threads)
     spec = DATASETS[args.dataset]
     settings = json.loads(args.settings)
     frame = pd.read_parquet(args.prepared)
-    encoder = TokenEncoder.from_npz(args.embeddings)
+    encoder = TokenEncoder.from_npz(args.embeddings, Encoding.from_config(settings.get("encoding", {})))
     started = time.perf_counter()
     features = primal_features(
         frame, encoder, system=args.system, lam=settings["lam"], lowercase_sm=settings.get("lowercase_sm", True)
@@ -177,18 +201,21 @@ def _cmd_primal(args) -> None:
         "training": "primal",
         "C_grid": settings["C"],
         "normalize_options": settings["normalize"],
+        "encoding": settings.get("encoding", {}),
         "seed": args.seed,
         "profile": args.profile,
     }
     record = _write_outputs(
         args, spec, key_params, result, timings={"feature_map": mapped - started, "svm_select_fit_predict": trained - mapped},
-        extra_params={"n_features": int(features["train"].shape[1])},
+        extra_params={"n_features": int(features["train"].shape[1])}, grids={"C": settings["C"]},
     )
     log.info("%s %s (primal): chose %s; %s", spec.name, args.system, result.chosen, record["metrics"])
 
 
-def _write_outputs(args, spec, key_params: dict, result, *, timings: dict, extra_params: dict | None = None) -> dict:
-    """Predictions, confusion matrices and the run record of an SVM job; returns the record."""
+def _write_outputs(
+    args, spec, key_params: dict, result, *, timings: dict, grids: dict, extra_params: dict | None = None
+) -> dict:
+    """Predictions, confusion matrices and the run record of an SVM job (its grid choices too); returns the record."""
     from kernbench.fileio import write_text_atomic
 
     write_text_atomic(args.confusion, confusion_frame(result.confusion).to_csv(index=False))
@@ -203,6 +230,7 @@ def _write_outputs(args, spec, key_params: dict, result, *, timings: dict, extra
         predictions=result.predictions,
         timings=timings,
         artifacts=[args.confusion],
+        grid_choices=grid_choices(result.chosen, grids),
     )
 
 
@@ -225,6 +253,8 @@ def register(subparsers) -> None:
     add_input_arguments(p, "--dataset")
     p.add_argument("--kernel", required=True, help="<system>_lam<lam>[_theta<theta>], e.g. AGKwest_lam0.4_theta0.8")
     add_input_arguments(p, "--prepared", "--embeddings", "--threads", "--cased-sm")
+    p.add_argument("--encoding", default="{}",
+                   help='JSON of the anygram encoding keys (split_contractions, identical_match, aspect_bit); {}: none')
     p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
     p.set_defaults(func=_cmd_gram)
 
@@ -236,6 +266,8 @@ def register(subparsers) -> None:
     p.add_argument("--tile", type=int, required=True, help="tile index: rows tile*tile_rows up to the next tile")
     p.add_argument("--tile-rows", type=int, required=True, help="rows per tile (a multiple of the GEMM row block)")
     add_input_arguments(p, "--threads", "--cased-sm")
+    p.add_argument("--encoding", default="{}",
+                   help='JSON of the anygram encoding keys (split_contractions, identical_match, aspect_bit); {}: none')
     p.add_argument("--out", required=True, help="tile .npz to write")
     p.set_defaults(func=_cmd_gram_tile)
 
@@ -245,13 +277,15 @@ def register(subparsers) -> None:
     add_input_arguments(p, "--prepared", "--embeddings")
     p.add_argument("--tiles", nargs="+", required=True, help="<split>_<tile>.npz files of every split")
     add_input_arguments(p, "--threads", "--cased-sm")
+    p.add_argument("--encoding", default="{}",
+                   help='JSON of the anygram encoding keys (split_contractions, identical_match, aspect_bit); {}: none')
     p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
     p.set_defaults(func=_cmd_gram_assemble)
 
     p = add_plumbing(subparsers, "anygram-svm", "SVC on precomputed any-gram kernels; theta/normalisation/C on dev")
     add_input_arguments(p, "--dataset", "--system", "--prepared")
     p.add_argument("--grams", nargs="+", required=True, help="Gram directories, one per theta")
-    p.add_argument("--settings", required=True, help='JSON {"C": [...], "normalize": [...]}')
+    p.add_argument("--settings", required=True, help='JSON {"C": [...], "normalize": [...], "encoding": {...}}')
     add_run_arguments(p)
     p.add_argument("--confusion", required=True, help="CSV of the dev and test confusion matrices")
     p.set_defaults(func=_cmd_svm)
@@ -263,7 +297,7 @@ def register(subparsers) -> None:
     p.add_argument("--system", required=True, choices=["AGKsm", "AGKwess"], help="system name, as in the paper's table")
     add_input_arguments(p, "--prepared", "--embeddings")
     p.add_argument("--settings", required=True,
-                   help='JSON {"lam": ..., "C": [...], "normalize": [...], "lowercase_sm": true}')
+                   help='JSON {"lam": ..., "C": [...], "normalize": [...], "lowercase_sm": true, "encoding": {...}}')
     add_run_arguments(p)
     p.add_argument("--confusion", required=True, help="CSV of the dev and test confusion matrices")
     p.set_defaults(func=_cmd_primal)

@@ -35,7 +35,11 @@ class _KernelSetting:
     def __init__(self, frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None, lowercase_sm: bool = True):
         if system not in SYSTEMS:
             raise ValueError(f"unknown any-gram system {system!r} (one of {', '.join(SYSTEMS)})")
+        from kernbench.kernels.anygram_encoding import split_frame
+
         self.family, variant = SYSTEMS[system]
+        if encoder.encoding.split_contractions:
+            frame = split_frame(frame)
         aspects = "aspect_mask" in frame
         if self.family == "ngtk" and not aspects:
             raise DataError("NGTK systems need the aspect terms of the SemEval datasets (`aspect_mask` column)")
@@ -55,6 +59,11 @@ class _KernelSetting:
             }
             self.masks = None
             self.kw = {"variant": variant, "lam": lam, "vectors": None, "theta": theta}
+            if variant != "sm":
+                self.identity = {
+                    s: encoder.identity(list(p["tokens"]), list(p["aspect_mask"]) if aspects else None)
+                    for s, p in parts.items()
+                }
         else:
             self.data = {s: [encoder.ids(t) for t in p["tokens"]] for s, p in parts.items()}
             self.masks = {s: list(p["aspect_mask"]) for s, p in parts.items()}
@@ -63,6 +72,14 @@ class _KernelSetting:
             self.kw = {"variant": variant, "lam": lam, "vectors": np.vstack([encoder.vectors, oov]), "theta": theta}
 
         self.gram, self._diag = kernel_functions(self.family)
+
+    identity = None  # {split: identity ids} when identical tokens always match (AGKwest, AGKwess)
+
+    def _ids(self, split: str, sl: slice = slice(None), key: str = "identity") -> dict:
+        """The identity ids of a split's sentences as the keyword ``key`` (none without ``identical_match``)."""
+        if self.identity is None or self.identity[split] is None:
+            return {}
+        return {key: self.identity[split][sl]}
 
     def _aspects(self, split: str, sl: slice = slice(None), key: str = "aspect_x") -> dict:
         """NGTK's aspect masks of a split's sentences as the keyword ``key``; none for the any-gram
@@ -73,15 +90,16 @@ class _KernelSetting:
         """``K(split[start:stop], train)`` computed as one X-against-Y block."""
         sl = slice(start, stop)
         aspects = {**self._aspects(split, sl), **self._aspects("train", key="aspect_y")}
-        return self.gram(self.data[split][sl], self.data["train"], **aspects, **self.kw)
+        ids = {**self._ids(split, sl), **self._ids("train", key="identity_y")}
+        return self.gram(self.data[split][sl], self.data["train"], **aspects, **ids, **self.kw)
 
     def train_gram(self) -> np.ndarray:
         """``K(train, train)``, each pair once, exactly symmetric."""
-        return self.gram(self.data["train"], **self._aspects("train"), **self.kw)
+        return self.gram(self.data["train"], **self._aspects("train"), **self._ids("train"), **self.kw)
 
     def diag(self, split: str) -> np.ndarray:
         """``K(x, x)`` of every sentence of the split."""
-        return self._diag(self.data[split], **self._aspects(split), **self.kw)
+        return self._diag(self.data[split], **self._aspects(split), **self._ids(split), **self.kw)
 
 
 def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None, lowercase_sm: bool = True) -> dict:
@@ -337,7 +355,10 @@ def primal_features(frame: pd.DataFrame, encoder, *, system: str, lam: float, lo
         raise ValueError(f"primal training exists for {', '.join(PRIMAL_SYSTEMS)}, not {system!r}")
     setting = _KernelSetting(frame, encoder, system=system, lam=lam, lowercase_sm=lowercase_sm)
     sentences = [x for s in SPLITS for x in setting.data[s]]
-    phi = anygram_features(sentences, **{k: v for k, v in setting.kw.items() if k != "theta"})
+    ids = setting._ids("train")
+    if ids:
+        ids = {"identity": [x for s in SPLITS for x in setting.identity[s]]}
+    phi = anygram_features(sentences, **{k: v for k, v in setting.kw.items() if k != "theta"}, **ids)
     bounds = np.cumsum([0] + [len(setting.data[s]) for s in SPLITS])
     return {s: phi[bounds[k] : bounds[k + 1]] for k, s in enumerate(SPLITS)}
 

@@ -28,6 +28,18 @@ def uses_theta(system: str) -> bool:
     return SYSTEMS[system][1] == "west"
 
 
+def kernel_encoding(system: str, cfg: dict) -> dict:
+    """The encoding keys of the ``anygram`` config ``cfg`` that a system's Gram matrices depend on.
+
+    Every system sees ``split_contractions``; the embedding systems ``AGKwest`` and ``AGKwess`` also
+    ``identical_match`` and ``aspect_bit`` (NGTK compares plain vectors, string match compares ids).
+    """
+    keys = ["split_contractions"]
+    if SYSTEMS[system] in (("agk", "west"), ("agk", "wess")):
+        keys += ["identical_match", "aspect_bit"]
+    return {k: cfg[k] for k in keys}
+
+
 @dataclass(frozen=True)
 class KernelSetting:
     """One kernel setting and its name.

@@ -14,6 +14,9 @@ matrices, the default ``anygram.training``) for the kernels,
   and sliced per split; C (and theta, normalisation) is chosen on each new dev
   and the SVM refitted on each new train. Test items do not move;
 * ``anygram.lowercase_sm``: string match on lower-cased tokens or as written;
+* ``anygram.split_contractions``, ``anygram.identical_match``, ``anygram.aspect_bit``: the encoding of
+  the tokens (:class:`kernbench.kernels.anygram_encoding.Encoding`), theta re-chosen on dev over the
+  main grid for the threshold systems;
 * ``lstm.trainable_embeddings``: the LSTMs' embedding layer frozen or trained.
 * ``lstm.bucket_batches``: the LSTMs' training batches from length-sorted pools or a plain shuffle.
 """
@@ -138,6 +141,62 @@ def lowercase_sm_rows(frame, encoder, *, dataset, lam, C_grid, normalize_options
         alternative=name[not lowercase_sm], y_true=y_true, y_default=test_predictions(default_predictions, test_ids),
         y_alternative=_svm_test_predictions(result, test_ids), resamples=resamples, seed=seed,
     )]  # fmt: skip
+
+
+#: Encoding choice -> how a row names each of its values.
+ENCODING_LABELS = {
+    "split_contractions": {True: "contractions split (do n't)", False: "contractions whole (don't)"},
+    "identical_match": {True: "identical tokens match", False: "unknown words match nothing"},
+    "aspect_bit": {"raw": "aspect bit on the raw vector", "unit": "aspect bit on the unit vector"},
+}
+
+
+def encoding_rows(frame, encoder, *, choice, alternative, dataset, systems, lam, thetas, C_grid, normalize_options,
+                  default_predictions, resamples, seed, lowercase_sm=True) -> list[dict]:  # fmt: skip
+    """Rows of ``anygram.<choice>`` for an encoding choice: each system retrained with its other value.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The prepared dataset of the main table.
+    encoder : kernbench.kernels.anygram_encoding.TokenEncoder
+        The main table's encoder (its ``encoding`` is the default side).
+    choice : str
+        A key of :data:`ENCODING_LABELS`.
+    alternative
+        The value measured instead of the encoder's.
+    dataset, lam, C_grid, normalize_options, resamples, seed, lowercase_sm
+        As in :func:`lam_rows`.
+    systems : sequence of str
+    thetas : sequence of float
+        The main job's theta grid (threshold systems choose among it on dev, as the main job does).
+    default_predictions : dict
+        ``{system: path}`` of the main table's predictions.
+
+    Returns
+    -------
+    list of dict
+    """
+    from kernbench.papers.anygram.kernel_setting import uses_theta
+
+    test_ids, y_true = _test_part(frame)
+    other = encoder.with_encoding(**{choice: alternative})
+    labels = ENCODING_LABELS[choice]
+    rows = []
+    for system in systems:
+        grams = {
+            t: compute_grams(frame, other, system=system, lam=lam, theta=t, lowercase_sm=lowercase_sm)
+            for t in (thetas if uses_theta(system) else [None])
+        }
+        result = run_svm(frame, grams, C_grid=C_grid, normalize_options=normalize_options, dataset=dataset)
+        log.info("%s %s %s=%s: chose %s", dataset, system, choice, alternative, result.chosen)
+        rows.append(_row(
+            choice=f"anygram.{choice}", dataset=dataset, system=system,
+            default=labels[getattr(encoder.encoding, choice)], alternative=labels[alternative], y_true=y_true,
+            y_default=test_predictions(default_predictions[system], test_ids),
+            y_alternative=_svm_test_predictions(result, test_ids), resamples=resamples, seed=seed,
+        ))  # fmt: skip
+    return rows
 
 
 def pool_grams(frame, encoder, *, system, lam, theta=None, lowercase_sm=True) -> tuple[pd.DataFrame, dict]:
@@ -318,7 +377,12 @@ def sensitivity_jobs(config: dict) -> dict:
     def systems(names):
         return [s for s in names if s in cfg["agk_systems"]]
 
-    common = {"lam": cfg["lam"], "lowercase_sm": cfg["lowercase_sm"], "C": cfg["C"], "normalize": cfg["normalize"]}
+    from kernbench.kernels.anygram_encoding import ASPECT_BITS, Encoding
+
+    encoding = Encoding.from_config(cfg).as_dict()
+    common = {"lam": cfg["lam"], "lowercase_sm": cfg["lowercase_sm"], "C": cfg["C"], "normalize": cfg["normalize"],
+              "encoding": encoding, "theta": cfg["theta"]}  # fmt: skip
+    other_bit = [b for b in ASPECT_BITS if b != encoding["aspect_bit"]]
     jobs = {
         "lam": ("anygram.lam", datasets(sens["datasets"]), systems(sens["lam_systems"]),
                 {"alternatives": [x for x in sens["lam"] if x != cfg["lam"]]}),
@@ -327,6 +391,13 @@ def sensitivity_jobs(config: dict) -> dict:
                        "default_seed": config["seed"], "dev_fraction": config["semeval14"]["dev_fraction"]}),
         "lowercase_sm": ("anygram.lowercase_sm", datasets(sens["lowercase_sm_datasets"]), systems(["AGKsm"]),
                          {"alternatives": [not cfg["lowercase_sm"]]}),
+        "split_contractions": ("anygram.split_contractions", datasets(sens["datasets"]),
+                               systems(sens["split_contractions_systems"]),
+                               {"alternatives": [not encoding["split_contractions"]]}),
+        "identical_match": ("anygram.identical_match", datasets(sens["datasets"]),
+                            systems(sens["identical_match_systems"]), {"alternatives": [not encoding["identical_match"]]}),
+        "aspect_bit": ("anygram.aspect_bit", datasets(sens["datasets"]), systems(sens["aspect_bit_systems"]),
+                       {"alternatives": other_bit}),
     }  # fmt: skip
     return {
         key: (choice, ds, ss, {**common, "systems": ss, **settings})

@@ -12,7 +12,14 @@ from kernbench.runs import add_input_arguments, add_plumbing
 
 log = logging.getLogger("kernbench")
 
-KERNEL_CHOICES = {"lam": "anygram.lam", "dev_split": "semeval14.dev_split_seed", "lowercase_sm": "anygram.lowercase_sm"}
+KERNEL_CHOICES = {
+    "lam": "anygram.lam",
+    "dev_split": "semeval14.dev_split_seed",
+    "lowercase_sm": "anygram.lowercase_sm",
+    "split_contractions": "anygram.split_contractions",
+    "identical_match": "anygram.identical_match",
+    "aspect_bit": "anygram.aspect_bit",
+}
 
 
 def _prepared(args) -> dict:
@@ -28,7 +35,7 @@ def _kernel_predictions(runs_dir: Path, dataset: str, system: str) -> Path:
 def _cmd_anygram(args) -> None:
     import pandas as pd
 
-    from kernbench.kernels.anygram_encoding import TokenEncoder
+    from kernbench.kernels.anygram_encoding import Encoding, TokenEncoder
     from kernbench.papers.anygram import sensitivity as sens
     from kernbench.papers.anygram.kernel_setting import uses_theta
     from kernbench.report.sensitivity import write_rows
@@ -37,7 +44,7 @@ def _cmd_anygram(args) -> None:
     set_threads(args.threads)
     settings = json.loads(args.settings)
     runs = Path(args.runs_dir)
-    encoder = TokenEncoder.from_npz(args.embeddings)
+    encoder = TokenEncoder.from_npz(args.embeddings, Encoding.from_config(settings.get("encoding", {})))
     common = {"C_grid": settings["C"], "normalize_options": settings["normalize"], "resamples": args.resamples,
               "seed": args.seed, "lowercase_sm": settings.get("lowercase_sm", True)}  # fmt: skip
     rows = []
@@ -50,6 +57,11 @@ def _cmd_anygram(args) -> None:
             rows += sens.lam_rows(
                 frame, encoder, dataset=dataset, systems=systems, lams=settings["alternatives"],
                 default_lam=settings["lam"], default_predictions=preds, **common,
+            )  # fmt: skip
+        elif args.choice in sens.ENCODING_LABELS:
+            rows += sens.encoding_rows(
+                frame, encoder, choice=args.choice, alternative=settings["alternatives"][0], dataset=dataset,
+                systems=systems, lam=settings["lam"], thetas=settings["theta"], default_predictions=preds, **common,
             )  # fmt: skip
         elif args.choice == "lowercase_sm":
             rows += sens.lowercase_sm_rows(
@@ -113,14 +125,17 @@ def _common(p) -> None:
 
 def register(subparsers) -> None:
     """Add the ``anygram-sensitivity`` and ``lstm-sensitivity`` subcommands."""
-    p = add_plumbing(subparsers, "anygram-sensitivity", "Table 3 kernel rows under another lam, dev split or casing")
+    p = add_plumbing(
+        subparsers, "anygram-sensitivity", "Table 3 kernel rows under another lam, dev split, casing or token encoding"
+    )
     p.add_argument("--choice", required=True, choices=sorted(KERNEL_CHOICES),
                    help="open choice whose alternatives are measured")
     _common(p)
     add_input_arguments(p, "--embeddings", "--threads")
     p.add_argument(
         "--settings", required=True,
-        help='JSON {"lam", "lowercase_sm", "C", "normalize", "systems", "alternatives"} (+ "default_seed", "dev_fraction" for dev_split)',
+        help='JSON {"lam", "lowercase_sm", "C", "normalize", "theta", "encoding", "systems", "alternatives"} '
+             '(+ "default_seed", "dev_fraction" for dev_split)',
     )  # fmt: skip
     p.set_defaults(func=_cmd_anygram)
 
