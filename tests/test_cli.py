@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import re
+import shutil
 import subprocess
 import sys
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 
 from kernbench.cli import build_parser
 from kernbench.closing_message import closing_message
+from tests.conftest import REPO_ROOT
 
 USER_COMMANDS = {"compare", "reference", "costs", "readme-results"}
 
@@ -24,10 +28,24 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
     return dict(action.choices)
 
 
-def test_version_comes_from_the_package_metadata():
+def test_version_names_the_package_version_and_the_checkouts_commit():
     result = kernbench("--version")
     assert result.returncode == 0
-    assert result.stdout.strip() == f"kernbench {version('kernbench')}"
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=REPO_ROOT).stdout.strip()
+    match = re.fullmatch(rf"kernbench {re.escape(version('kernbench'))} \(commit ([0-9a-f]{{12}})(-dirty)?\)",
+                         result.stdout.strip())
+    assert match and commit.startswith(match.group(1)), result.stdout
+
+
+def test_version_outside_a_checkout_is_the_package_version(tmp_path):
+    from kernbench import cli
+
+    copy = tmp_path / "site-packages" / "kernbench"
+    shutil.copytree(Path(cli.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    code = f"import sys; sys.path.insert(0, {str(copy.parent)!r}); from kernbench.cli import version_text; " \
+        "print(version_text())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert out.stdout.strip() == f"kernbench {version('kernbench')}", out.stderr
 
 
 def test_every_option_of_every_subcommand_has_help():

@@ -100,10 +100,45 @@ def _cmd_baseline(args) -> None:
     log.info("%s %s: %s", spec.name, args.system, record["metrics"])
 
 
+def version_text() -> str:
+    """``kernbench <version>``, with the commit it runs from (``git describe``) when run from a git checkout.
+
+    Returns
+    -------
+    str
+        ``kernbench 0.1.0 (commit 84d112d)`` in a checkout (``-dirty`` with uncommitted changes),
+        ``kernbench 0.1.0`` in an installed copy.
+    """
+    import subprocess
+    from importlib.metadata import version
+
+    text = f"kernbench {version('kernbench')}"
+    source = Path(__file__).resolve().parent
+
+    def git(*args):
+        try:
+            done = subprocess.run(["git", "-C", str(source), *args], capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    # Only the checkout's own src/kernbench: a copy installed into a virtualenv inside a checkout is not it.
+    if git("rev-parse", "--show-prefix") != "src/kernbench/":
+        return text
+    described = git("describe", "--always", "--dirty", "--abbrev=12")
+    return f"{text} (commit {described})" if described else text
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: computed when asked for, so that building the parser runs no git command."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``kernbench`` command."""
-    from importlib.metadata import version  # here, not at the top: every job's client process imports this module
-
     from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments
 
     parser = argparse.ArgumentParser(
@@ -112,8 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
         "these commands inspect and compare its results.",
         formatter_class=argparse.RawDescriptionHelpFormatter,  # the epilog is wrapped below, keeping names whole
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version('kernbench')}",
-                        help="print the installed kernbench version and exit")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="print the kernbench version and the commit it runs from, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = add_plumbing(sub, "fetch", "copy a raw dataset from the mirror (or download it) and verify sha256")

@@ -104,7 +104,43 @@ def test_identical_directories_compare_equal(reference, copy):
     assert diff.identical and diff.tables_compared == 3
     result = kernbench("compare", str(reference), str(copy))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.splitlines()[-1] == "3 table(s) match within tolerance 0"
+    assert result.stdout.splitlines() == [
+        f"A = {reference}", f"B = {copy}", "profiles: A smoke, B smoke", "3 table(s) match within tolerance 0"]
+
+
+def test_the_summary_comes_before_the_differences(reference, copy):
+    frame = pd.read_csv(copy / "tables" / "baselines.csv")
+    frame["value"] += 1.0
+    frame.to_csv(copy / "tables" / "baselines.csv", index=False)
+    result = kernbench("compare", str(reference), str(copy))
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[3] == "4 cell(s) moved beyond tolerance 0, 0 row(s) and 0 table(s) on one side only, " \
+        "0 table(s) with other columns"
+    assert len(lines) == 8 and all(line.startswith("moved: baselines.csv") for line in lines[4:])
+
+
+def test_results_of_two_profiles_are_refused_naming_both(tmp_path):
+    smoke, full = write_run(tmp_path / "smoke", "smoke"), write_run(tmp_path / "full", "full")
+    result = kernbench("compare", str(full), str(smoke))
+    assert result.returncode == 1 and result.stdout == ""
+    assert f"A ({full}) is from the full profile, B ({smoke}) from the smoke profile" in result.stderr
+    assert "--allow-other-profile" in result.stderr
+    forced = kernbench("compare", str(full), str(smoke), "--allow-other-profile")
+    assert forced.returncode == 0, forced.stderr  # the same tables: nothing moved
+    lines = forced.stdout.splitlines()
+    assert lines[2] == "profiles: A full, B smoke" and lines[3].startswith("WARNING: A (")
+    assert lines[4] == "3 table(s) match within tolerance 0"
+
+
+def test_the_committed_references_name_their_profiles():
+    result = kernbench("compare", str(REFERENCE), str(REFERENCE), "--tolerance", str(ci_tolerance()))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[2] == "profiles: A smoke, B smoke"
+    full = REFERENCE.parent / "full"
+    refused = kernbench("compare", str(full), str(REFERENCE))
+    assert refused.returncode == 1 and "is from the full profile" in refused.stderr
+    assert "from the smoke profile" in refused.stderr
 
 
 def test_an_accuracy_edited_by_a_hundredth_fails_naming_the_cell(reference, copy):

@@ -335,13 +335,13 @@ class TablesDiffer(KernbenchError):
 
 
 def _cmd_compare(args) -> None:
-    from kernbench.report.compare import compare_results, differences_text, summary_line
+    from kernbench.report.compare import comparison_text, compare_results, profile_lines, summary_line
 
+    profiles = profile_lines(args.results_a, args.results_b, allow_other_profile=args.allow_other_profile)
     diff = compare_results(args.results_a, args.results_b, tolerance=args.tolerance)
-    sys.stdout.write(differences_text(diff, args.results_a, args.results_b))
+    sys.stdout.write(comparison_text(diff, args.results_a, args.results_b, args.tolerance, profiles))
     if not diff.identical:
         raise TablesDiffer(summary_line(diff, args.tolerance))
-    print(summary_line(diff, args.tolerance))
 
 
 def _cmd_reference(args) -> None:
@@ -360,12 +360,15 @@ def _register_reference(subparsers) -> None:
         description="Compare every tables/*.csv of two results directories. Rows are matched by their key "
         "columns (dataset, system, split, metric, xi, ...); every cell that differs by more than the tolerance "
         "is named with its file, row, column and both values, as are tables and rows found on one side only. "
-        "Exits 1 when anything differs.",
+        "The summary comes first. Exits 1 when anything differs, and refuses (exit 1) two results whose "
+        "results.md name different profiles.",
     )
     p.add_argument("results_a", help="first results directory (e.g. results/reference/smoke)")
     p.add_argument("results_b", help="second results directory (e.g. your results_dir)")
     p.add_argument("--tolerance", type=float, default=0.0,
                    help="largest absolute difference still counted as equal, in each table's units (default 0)")
+    p.add_argument("--allow-other-profile", action="store_true",
+                   help="compare results of two different profiles (smoke and full) rather than refuse")
     p.set_defaults(func=_cmd_compare)
 
     p = subparsers.add_parser(

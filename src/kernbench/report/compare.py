@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kernbench.errors import DataError
+from kernbench.errors import DataError, KernbenchError
 
 #: Columns that identify a row of kernbench's tables; the others hold what was measured about it.
 KEY_COLUMNS = (
@@ -187,3 +187,48 @@ def summary_line(diff: TableDifferences, tolerance: float) -> str:
         f"{len(diff.only_in_a) + len(diff.only_in_b)} table(s) on one side only, "
         f"{len(diff.column_changes)} table(s) with other columns"
     )
+
+
+class ProfilesDiffer(KernbenchError):
+    """Two results directories come from different profiles, whose tables are not comparable."""
+
+
+def results_profile(results_dir) -> str | None:
+    """The profile a results directory's ``results.md`` names (None without the file or the note).
+
+    See :func:`kernbench.report.reference.run_profile`.
+    """
+    from kernbench.report.reference import run_profile
+
+    if not (Path(results_dir) / "results.md").is_file():
+        return None
+    return run_profile(results_dir)
+
+
+def profile_lines(results_a, results_b, *, allow_other_profile: bool = False) -> list[str]:
+    """The line naming both profiles, and a warning when they differ and ``allow_other_profile`` is set.
+
+    Raises
+    ------
+    ProfilesDiffer
+        If both directories name a profile, the two differ and ``allow_other_profile`` is False; the
+        message names both directories and both profiles.
+    """
+    profile_a, profile_b = results_profile(results_a), results_profile(results_b)
+    lines = [f"profiles: A {profile_a or 'not named'}, B {profile_b or 'not named'}"]
+    if profile_a and profile_b and profile_a != profile_b:
+        mismatch = f"A ({results_a}) is from the {profile_a} profile, B ({results_b}) from the {profile_b} profile"
+        if not allow_other_profile:
+            raise ProfilesDiffer(
+                f"{mismatch}: their tables differ by design, not comparing them "
+                "(--allow-other-profile compares them anyway)"
+            )
+        lines.append(f"WARNING: {mismatch}; the differences below come from that as much as from the code")
+    return lines
+
+
+def comparison_text(diff: TableDifferences, label_a: str, label_b: str, tolerance: float, profiles=()) -> str:
+    """What ``kernbench compare`` prints: the two directories, their profiles, the summary, then every difference."""
+    details = differences_text(diff, label_a, label_b).splitlines()
+    head, rest = details[:2], details[2:]
+    return "\n".join([*head, *profiles, summary_line(diff, tolerance), *rest]) + "\n"
