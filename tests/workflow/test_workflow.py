@@ -88,7 +88,7 @@ def test_any_single_table_plans(tmp_path, table):
 
 
 SENSITIVITY_RULES = ("sensitivity", "lstm_sensitivity_run", "fisher_sensitivity", "anygram_sensitivity_lam",
-                     "ordinal_sensitivity_prp_weights")
+                     "ordinal_sensitivity_prp_weights", "ordinal_sensitivity_nc_epsilon")
 
 
 @pytest.mark.parametrize(

@@ -405,3 +405,34 @@ def test_cli_rejects_unknown_system_without_output(tmp_path, hotel):
     )  # fmt: skip
     assert result.returncode == 1 and "--system 'IG'" in result.stderr
     assert not record.exists()
+
+
+def test_cli_records_the_a_chosen_and_sensitivity_checks_the_system_of_its_choice(tmp_path, hotel):
+    prepared = tmp_path / "hotel.parquet"
+    hotel.to_parquet(prepared)
+    record, out = tmp_path / "r.json", tmp_path / "s.csv"
+    run = subprocess.run(
+        [sys.executable, "-m", "kernbench.cli", "ordinal-run", "--dataset", "reviews_hotel", "--system", "prp",
+         "--prepared", str(prepared), "--params", json.dumps(SETTINGS), "--seed", "1", "--profile", "smoke",
+         "--record", str(record), "--predictions", str(tmp_path / "p.parquet")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "grid_choices" not in json.loads(record.read_text())  # PRP chooses nothing
+    result = subprocess.run(
+        [sys.executable, "-m", "kernbench.cli", "ordinal-sensitivity", "--choice", "ordinal.nc_epsilon",
+         "--records", str(record), "--prepared", str(prepared), "--levels", "[0.1]", "--resamples", "10",
+         "--out", str(out)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 1 and "--choice ordinal.nc_epsilon needs a RR(NC*IDF) run record" in result.stderr
+    assert not out.exists()
+    tuned = subprocess.run(
+        [sys.executable, "-m", "kernbench.cli", "ordinal-run", "--dataset", "reviews_hotel", "--system", "rr_nc_idf",
+         "--prepared", str(prepared), "--params", json.dumps(SETTINGS), "--seed", "1", "--profile", "smoke",
+         "--record", str(record), "--predictions", str(tmp_path / "p.parquet")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert tuned.returncode == 0, tuned.stderr[-2000:]
+    saved = json.loads(record.read_text())
+    assert saved["grid_choices"] == {"a": {"value": saved["params"]["chosen"]["a"], "grid": [1.0, 4.0]}}
