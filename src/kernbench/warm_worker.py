@@ -104,7 +104,8 @@ ON_DEMAND = {
 #: The commands that need nothing beyond `PRELOAD` (or that no rule of the workflow runs): with `ON_DEMAND`
 #: they name every command, so a new command gets its entries chosen rather than forgotten.
 PRELOAD_ONLY = frozenset(
-    {"fetch", "embeddings", "results-summary", "report-front", "readme-results", "compare", "reference"}
+    {"fetch", "embeddings", "results-summary", "report-front", "report-results", "readme-results", "compare",
+     "reference"}
 )
 
 #: Seconds :func:`start` waits for the server's socket.

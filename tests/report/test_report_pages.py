@@ -70,6 +70,24 @@ def test_an_empty_or_missing_table_is_named_and_nothing_is_written(tmp_path):
     assert list(tmp_path.iterdir()) == [empty]
 
 
+def test_front_page_holds_only_the_opening_of_results_md_and_the_results_page_holds_it_whole(tmp_path):
+    from kernbench.report.pages import results_page, write_results_page
+    from kernbench.report.results_summary import FRONT_END
+
+    results = ("> **Smoke profile: not a reproduction.**\n\n- Table 3: 4 cells with a paper value\n\n"
+               f"{FRONT_END}\n\n**Kaljahi & Foster, Table 3**\n\n| dataset | test |\n| --- | --- |\n| sst | 38.73 |\n")
+    rst = front_page_rst("kernbench re-runs three papers.\n", results)
+    assert "Smoke profile: not a reproduction." in rst and "4 cells with a paper value" in rst
+    assert "38.73" not in rst and "front page ends" not in rst and "under **Results**" not in rst
+    assert "<strong>Results</strong>" in rst
+    page = results_page(results)
+    assert "<td>38.73</td>" in page and "Smoke profile" in page and "front page ends" not in page
+    (tmp_path / "results.md").write_text("")
+    with pytest.raises(DataError, match="empty"):
+        write_results_page(tmp_path / "results.md", tmp_path / "results.html")
+    assert not (tmp_path / "results.html").exists()
+
+
 def test_front_page_renders_results_md_as_snakemake_renders_the_report_text():
     from docutils.core import publish_parts
     from jinja2 import Environment

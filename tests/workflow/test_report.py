@@ -123,11 +123,17 @@ def test_report_from_a_fresh_copy_has_every_table_as_html_and_prints_no_warning(
     shown = [r for r in parser.rows if r[:4] == [row["dataset"], row["system"], "test", "accuracy"]]
     assert len(shown) == 1 and shown[0][4:8] == expected
 
-    # results.md is the front page: its first table row is there, cell by cell.
+    # The front page is short: the profile and how many cells reproduce; results.md whole is its own page,
+    # its first table row there cell by cell.
     front = _script_value(page, "workflow_desc")
+    assert "Smoke profile: not a reproduction." in front and "cells with a paper value" in front
+    assert "<table>" not in front and len(front) < 6000
+    pages = [e for e in results.values() if e["labels"].get("page")]
+    assert len(pages) == 1
+    results_html = base64.b64decode(pages[0]["data_uri"].split("base64,", 1)[1]).decode("utf-8")
     first = next(line for line in (smoke_results / "results.md").read_text().splitlines() if line.startswith("| semeval"))
     for cell in [c.strip() for c in first.strip("|").split("|")]:
-        assert f"<td>{html.escape(cell, quote=False)}</td>" in front, cell
+        assert f"<td>{html.escape(cell, quote=False)}</td>" in results_html, cell
 
     figures = sorted(e["labels"]["figure"] for e in results.values() if "figure" in e["labels"])
     assert len(figures) == 5 and "kernel throughput" in figures

@@ -262,8 +262,10 @@ def report_tables():
 
 
 def report_pages():
-    """The pages of `snakemake --report`: one per table of :func:`report_tables`, and the front page."""
-    return [f"{RESULTS}/report/{table}.html" for table in report_tables()] + [f"{RESULTS}/report/front.rst"]
+    """The pages of `snakemake --report`: one per table of :func:`report_tables`, results.md, and the front page."""
+    return [f"{RESULTS}/report/{table}.html" for table in report_tables()] + [
+        f"{RESULTS}/report/results.html", f"{RESULTS}/report/front.rst",
+    ]
 
 
 def get_final_output():

@@ -51,3 +51,25 @@ rule report_front:
         runtime=5,
     shell:
         "kernbench report-front --intro {input.intro:q} --results {input.results:q} --out {output:q} > {log:q} 2>&1"
+
+
+rule report_results:
+    input:
+        f"{RESULTS}/results.md",
+    output:
+        report(
+            f"{RESULTS}/report/results.html",
+            caption="../report/results_page.rst",
+            category="Results",
+            labels={"page": "the tables beside the papers and the gaps"},
+        ),
+    log:
+        f"{LOGS}/report/results.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    shell:
+        "kernbench report-results --results {input:q} --out {output:q} > {log:q} 2>&1"

@@ -248,6 +248,12 @@ def _cmd_front(args) -> None:
     write_front_page(args.intro, args.results, args.out)
 
 
+def _cmd_results_page(args) -> None:
+    from kernbench.report.pages import write_results_page
+
+    write_results_page(args.results, args.out)
+
+
 def _register_pages(subparsers) -> None:
     """Add the ``report-table`` and ``report-front`` subcommands."""
     p = add_plumbing(subparsers, "report-table", "one table's CSV as an HTML page of the report")
@@ -261,6 +267,11 @@ def _register_pages(subparsers) -> None:
     p.add_argument("--results", required=True, help="results.md written by the results_summary rule")
     p.add_argument("--out", required=True, help="reStructuredText page to write")
     p.set_defaults(func=_cmd_front)
+
+    p = add_plumbing(subparsers, "report-results", "results.md whole as an HTML page of the report")
+    p.add_argument("--results", required=True, help="results.md written by the results_summary rule")
+    p.add_argument("--out", required=True, help="HTML page to write")
+    p.set_defaults(func=_cmd_results_page)
 
 
 def _cmd_summary(args) -> None:

@@ -184,11 +184,25 @@ def markdown_html(text: str) -> str:
     return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
 
 
-def front_page_rst(intro_rst: str, results_md: str) -> str:
-    """The report's front page: the intro (reStructuredText) and then ``results.md`` as raw HTML.
+#: The front page's pointer to the rest of the report.
+FRONT_POINTER = ("The headline tables beside the papers', the gaps to the papers and what the sensitivity table "
+                 "measured on each gap are under **Results**; every table under **Tables**; each paper's figures "
+                 "under its own category.")
 
-    Snakemake renders the front page through Jinja before docutils, so the HTML
-    is fenced off with ``{% raw %}`` (a table cell could contain ``{{``).
+
+def front_part(results_md: str) -> str:
+    """The opening part of ``results.md``, up to :data:`kernbench.report.results_summary.FRONT_END` (left out)."""
+    from kernbench.report.results_summary import FRONT_END
+
+    return results_md.split(FRONT_END, 1)[0]
+
+
+def front_page_rst(intro_rst: str, results_md: str) -> str:
+    """The report's front page: the intro (reStructuredText), then the opening part of ``results.md`` as raw HTML.
+
+    The front page stays short, so that Snakemake's report, which centres it, shows it whole; the rest of
+    ``results.md`` has its own page (:func:`results_page`). Snakemake renders the front page through Jinja
+    before docutils, so the HTML is fenced off with ``{% raw %}`` (a table cell could contain ``{{``).
 
     Parameters
     ----------
@@ -202,9 +216,35 @@ def front_page_rst(intro_rst: str, results_md: str) -> str:
     str
         reStructuredText.
     """
-    body = markdown_html(results_md)
+    body = markdown_html(front_part(results_md).rstrip() + "\n\n" + FRONT_POINTER + "\n")
     indented = "\n".join(f"   {line}" if line else "" for line in body.splitlines())
     return f"{intro_rst.rstrip()}\n\n{{% raw %}}\n.. raw:: html\n\n{indented}\n\n{{% endraw %}}\n"
+
+
+def results_page(results_md: str) -> str:
+    """``results.md`` whole as a self-contained HTML page of the report (the marker of its front part left out)."""
+    from kernbench.report.results_summary import FRONT_END
+
+    body = markdown_html(results_md.replace(FRONT_END, ""))
+    title = "Results: the tables beside the papers and the gaps"
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{_STYLE}</style></head>\n<body><h1>{html.escape(title)}</h1>\n{body}</body></html>\n"
+    )
+
+
+def write_results_page(results_md_path, out) -> None:
+    """Write :func:`results_page` of ``results.md`` atomically.
+
+    Raises
+    ------
+    DataError
+        If ``results.md`` is empty.
+    """
+    results = Path(results_md_path).read_text(encoding="utf-8")
+    if not results.strip():
+        raise DataError(f"{results_md_path}: empty, nothing to put on the report's results page")
+    write_text_atomic(out, results_page(results))
 
 
 def write_front_page(intro_path, results_md_path, out) -> None:

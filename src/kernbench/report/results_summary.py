@@ -13,6 +13,8 @@ from kernbench.paper import resolve
 from kernbench.papers import PAPERS
 
 START, END = "<!-- results:start -->", "<!-- results:end -->"
+#: Ends the opening part of ``results.md`` (profile, which cells reproduce), which the report's front page shows.
+FRONT_END = "<!-- front page ends -->"
 
 
 def _significance(tables: Path) -> list[str]:
@@ -50,7 +52,8 @@ def _reproduction_lines(tables: Path) -> list[str]:
         total = sum(counts.values())
         if total:
             parts = ", ".join(f"{n} {MARKS[s]}" for s, n in counts.items())
-            lines.append(f"- {paper.caption.split(':')[0]} (`tables/{name}.csv`): {total} cells with a paper value: {parts}.")
+            lines.append(f"- {paper.caption.split(':')[0]} (`tables/{name}.csv`): {total} cells with a paper value: "
+                         f"{parts}.")
     if not lines:
         return []
     return ["**Which cells reproduce** (✓ within the tolerance of the gap section; ≈ outside it, but the paper's "
@@ -91,7 +94,7 @@ def results_markdown(tables_dir, *, levels, profile: str, gap_tolerance: dict | 
             f"({profile} profile); `kernbench readme-results` copies it here.", ""]
     if profile != "full":
         head += [SUBSAMPLE_BANNER.format(profile=profile.capitalize()), ""]
-    head += _reproduction_lines(tables)
+    head += _reproduction_lines(tables) + [FRONT_END, ""]
     return "\n".join(head + body).rstrip() + "\n"
 
 
