@@ -100,7 +100,8 @@ def test_nc_without_epsilon_is_eq2_as_printed(stats):
     # epsilon = 0, a = 1: -NC(t, R(t)) * IDF(t): f0 0, f1 0, f3 0 (rank-pure); f4 -0.5 ln 1.5 = -0.2027;
     # f2 -(2/3) ln 2 = -0.4621 (rank 2); f6 -(2/3) ln 2 (rank 1); f5 -1 * ln 3 = -1.0986 (ranks tie at 1: rank 1)
     score, rank = rr_nc_idf_scores(stats, a=1.0, epsilon=0.0)
-    np.testing.assert_allclose(score, [0, 0, -2 / 3 * np.log(2), 0, -0.5 * np.log(1.5), -np.log(3), -2 / 3 * np.log(2)])
+    by_hand = [0, 0, -2 / 3 * np.log(2), 0, -0.5 * np.log(1.5), -np.log(3), -2 / 3 * np.log(2)]
+    np.testing.assert_allclose(score, by_hand)
     assert rank.tolist() == [0, 2, 1, 1, 0, 0, 0]
     # rank 1: f0, f4, f6, f5; rank 2: f3, f2; rank 3: f1
     assert rr_nc_idf_order(stats, a=1.0, epsilon=0.0).tolist() == [0, 3, 1, 4, 2, 6, 5]

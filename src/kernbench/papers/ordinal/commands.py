@@ -113,7 +113,9 @@ def _cmd_sensitivity(args) -> None:
     for record_path, prepared in zip(args.records, args.prepared):
         record = load_record(record_path)
         if record["system"] != system:
-            raise DataError(f"{record_path}: --choice {args.choice} needs a {system} run record, not {record['system']!r}")
+            raise DataError(
+                f"{record_path}: --choice {args.choice} needs a {system} run record, not {record['system']!r}"
+            )
         settings = {k: v for k, v in record["params"].items() if k not in ("seed", "profile", "chosen")}
         try:
             rows += rows_of[args.choice](

@@ -140,7 +140,9 @@ def nc_epsilon_rows(
     resamples: int,
     seed: int,
 ) -> list[dict]:
-    """Sensitivity rows of ``RR(NC*IDF)`` under the other reading of Eq. 2's smoothing (:func:`nc_epsilon_alternatives`).
+    """Sensitivity rows of ``RR(NC*IDF)`` under the other readings of Eq. 2's smoothing.
+
+    The readings are those of :func:`nc_epsilon_alternatives`.
 
     Parameters are those of :func:`prp_weights_rows`, with ``default_predictions`` from the main
     ``RR(NC*IDF)`` run. The alternative chooses its own ``a`` on dev over every level of
@@ -158,7 +160,8 @@ def nc_epsilon_rows(
     """
     default = nc_epsilon_label(float(settings["nc_epsilon"]), settings)
     alternatives = [
-        (default, nc_epsilon_label(v, settings), {**settings, "nc_epsilon": v}) for v in nc_epsilon_alternatives(settings)
+        (default, nc_epsilon_label(v, settings), {**settings, "nc_epsilon": v})
+        for v in nc_epsilon_alternatives(settings)
     ]
     return _rows(
         frame, dataset=dataset, choice=NC_EPSILON_CHOICE, default_predictions=default_predictions,
