@@ -129,7 +129,7 @@ def test_accuracy_panels_share_a_y_axis_from_zero_and_draw_every_interval():
     assert [t.get_text() for t in right.get_xticklabels()] == ["AGKsm", "BiLSTM"]
 
 
-def test_fisher_axis_starts_at_zero_and_carries_the_intervals():
+def test_fisher_axis_is_fitted_to_the_values_shared_by_the_panels_and_carries_the_intervals():
     from kernbench.papers.fisher.figures import fisher_figure
 
     rows = [
@@ -140,9 +140,11 @@ def test_fisher_axis_starts_at_zero_and_carries_the_intervals():
     ]
     fig = fisher_figure(pd.DataFrame(rows))
     top, bottom = fig.axes
-    assert top.get_ylim()[0] == 0.0 and top.get_shared_y_axes().joined(top, bottom)
+    # values 90-91, intervals 85-95, paper 97: one point of margin, the same for both panels
+    assert top.get_ylim() == (84.0, 98.0) and bottom.get_ylim() == (84.0, 98.0)
+    assert top.get_shared_y_axes().joined(top, bottom)
     assert [t.get_text() for t in top.get_xticklabels()] == ["earn", "acq"]  # the Reuters top-10 order
-    segments = [s[:, 1].tolist() for c in top.containers[1::2] for s in c.lines[2][0].get_segments()]
+    segments = [s[:, 1].tolist() for c in top.containers for s in c.lines[2][0].get_segments()]
     assert segments == [[86.0, 95.0], [85.0, 95.0], [86.0, 95.0], [85.0, 95.0]]
     with pytest.raises(DataError, match="fisher.csv: no test average_precision"):
         fisher_figure(pd.DataFrame(rows).assign(split="dev"), source="fisher.csv")
@@ -156,14 +158,19 @@ def test_throughput_title_names_every_dataset_measured(tmp_path, monkeypatch):
     frame = pd.DataFrame({
         "dataset": ["sst", "sst", "semeval14_laptop"], "kernel": ["AGKsm", "AGKsm", "NGTKsm"],
         "method": ["dp", "fast", "tree-dp"], "sentences": [8544, 8544, 2000], "pairs_per_s": [1e4, 1e6, 3e3],
+        "pairs": [1000, 1000, 300], "seconds": [0.1, 0.001, 0.1], "repeat_seconds": ["0.1", "0.001;0.002;0.004", ""],
     })
     frame.to_csv(tmp_path / "b.csv", index=False)
-    titles = []
+    figs = []
     save = figures.save_png
-    monkeypatch.setattr(figures, "save_png", lambda fig, out: titles.append(fig.axes[0].get_title()) or save(fig, out))
+    monkeypatch.setattr(figures, "save_png", lambda fig, out: figs.append(fig) or save(fig, out))
     figures.throughput(tmp_path / "b.csv", tmp_path / "t.png")
-    assert titles[0].startswith("Kernel throughput on sst (8,544 sentences), semeval14_laptop (2,000 sentences)")
+    ax = figs[0].axes[0]
+    assert ax.get_title().startswith("Kernel throughput on sst (8,544 sentences), semeval14_laptop (2,000 sentences)")
     assert matplotlib.image.imread(tmp_path / "t.png").shape[2] == 4
+    # one dot per timed run: 1 + 3 + 1 (a row without its repeats shows its best)
+    dots = [tuple(xy) for c in ax.collections for xy in c.get_offsets()]
+    assert sorted(dots) == sorted([(0, 1e4), (1, 1e6), (1, 5e5), (1, 2.5e5), (2, 3e3)])
 
 
 def test_missing_metadata_warnings_become_one_note_and_other_warnings_pass():

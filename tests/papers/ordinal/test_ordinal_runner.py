@@ -362,15 +362,24 @@ def test_figure_is_written(tmp_path):
         plot_curves(curves_from_records(paths), "other", tmp_path / "x.png")
 
 
-def test_figure_has_a_log_level_axis_and_interval_bands(tmp_path):
+def test_figure_has_a_log_level_axis_and_interval_bands_in_two_panels(tmp_path):
+    from kernbench.papers.ordinal import BASELINE_METHODS, NEW_METHODS
+
     paths = _synthetic_records(tmp_path, new_value=lambda x: 0.8, baseline_value=lambda x: 1.4)
     curves = curves_from_records(paths).assign(ci_low=lambda f: f["value"] - 0.1, ci_high=lambda f: f["value"] + 0.2)
-    ax = curves_figure(curves, "d").axes[0]
-    assert ax.get_xscale() == "log"
+    baselines, new = curves_figure(curves, "d").axes
+    assert baselines.get_xscale() == "log" and baselines.get_shared_y_axes().joined(baselines, new)
+    for ax, methods in ((baselines, BASELINE_METHODS), (new, NEW_METHODS)):
+        bands = [c for c in ax.collections if c.get_paths()]
+        assert len(bands) == len(methods)  # one band per method line of the panel
+        assert [line.get_label() for line in ax.get_lines()][2:] == list(methods)  # after FFS and Triv
+        legend = ax.get_legend()
+        assert legend.get_bbox_to_anchor().y0 < ax.get_window_extent().y0  # below the data, not over it
+    # ξ, not percent: the levels run from 0.01 to 1
+    line = baselines.get_lines()[2]
+    assert line.get_xdata().max() <= 1.0
+    upper = [c for c in baselines.collections if c.get_paths()][0].get_paths()[0].vertices[:, 1].max()  # Var
     methods = curves[curves["system"].isin(SELECTION_METHODS)]
-    bands = [c for c in ax.collections if c.get_paths()]
-    assert len(bands) == methods["system"].nunique()  # one band per method line
-    upper = bands[0].get_paths()[0].vertices[:, 1].max()  # the first method, Var
     assert upper == pytest.approx(methods.loc[methods["system"] == "Var", "value"].max() + 0.2)
 
 

@@ -63,8 +63,19 @@ def accuracy_figure(table: pd.DataFrame, *, source="the table"):
     return fig
 
 
+def repeat_seconds(row) -> np.ndarray:
+    """Seconds of every timed run of a benchmark row (``repeat_seconds``, ``;``-separated; else its best)."""
+    every = getattr(row, "repeat_seconds", None)
+    if isinstance(every, str) and every:
+        return np.array([float(t) for t in every.split(";")])
+    return np.array([float(row.seconds)])
+
+
 def throughput(benchmark_csv, out) -> None:
     """Pairs per second of every kernel and method of ``benchmarks/anygram.csv`` (log scale).
+
+    A bar is the best run of its row; a dot marks each timed run (:func:`repeat_seconds`),
+    so a single measurement shows as one dot and a noisy one as a spread.
 
     Parameters
     ----------
@@ -80,7 +91,13 @@ def throughput(benchmark_csv, out) -> None:
     labels = [f"{d}\n{k} {m}" for d, k, m in zip(frame["dataset"], frame["kernel"], frame["method"])]
     fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(frame)), 4.5))
     colors = ["tab:gray" if m in ("dp", "tree-dp") else "tab:green" for m in frame["method"]]
-    ax.bar(np.arange(len(frame)), frame["pairs_per_s"], color=colors)
+    ax.bar(np.arange(len(frame)), frame["pairs_per_s"], color=colors, alpha=0.6)
+    # every timed run as a dot: the bar is the best, the dots show how much the repeats spread
+    for i, row in enumerate(frame.itertuples(index=False)):
+        runs = repeat_seconds(row)
+        ax.scatter(np.full(len(runs), i), row.pairs / runs, color="black", s=12, zorder=3,
+                   label="each timed run" if i == 0 else None)
+    ax.legend(fontsize="small", loc="upper left")
     ax.set_yscale("log")
     ax.set_xticks(np.arange(len(frame)), labels, rotation=60, ha="right", fontsize="small")
     ax.set_ylabel("sentence pairs per second")

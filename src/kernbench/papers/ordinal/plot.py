@@ -8,7 +8,7 @@ import pandas as pd
 
 from kernbench.errors import DataError
 from kernbench.fileio import atomic_path
-from kernbench.papers.ordinal import SELECTION_METHODS
+from kernbench.papers.ordinal import BASELINE_METHODS, NEW_METHODS
 
 _STYLE = {
     "Var": {"color": "tab:gray", "marker": "x"},
@@ -33,12 +33,19 @@ def plot_curves(curves: pd.DataFrame, dataset: str, out: str | Path) -> None:
     plt.close(fig)
 
 
-def curves_figure(curves: pd.DataFrame, dataset: str):
-    """The Figure-1-style plot of one dataset: MAE^M against the reduction level, one line per method.
+#: The panels of the figure: the paper's baselines, then its new methods (small multiples, a few bands each).
+PANELS = (("baselines", BASELINE_METHODS), ("new methods", NEW_METHODS))
 
-    The reduction level is on a log axis, so the low levels, where the methods
-    differ most, are not squashed; where ``curves`` has ``ci_low``/``ci_high``,
-    the 95 % interval is drawn as a band around each line.
+
+def curves_figure(curves: pd.DataFrame, dataset: str):
+    """The Figure-1-style plot of one dataset: MAE^M against the reduction level ξ, one line per method.
+
+    Two panels sharing their axes (:data:`PANELS`): the baselines, and the new
+    methods, each with FFS and Triv as horizontal references, so that no panel
+    holds more than four interval bands. ξ = |S|/|T| is on a log axis, as in
+    the tables, so the low levels, where the methods differ most, are not
+    squashed; where ``curves`` has ``ci_low``/``ci_high``, the 95 % interval is
+    a band around each line. The legend sits below the panels, off the data.
 
     Parameters
     ----------
@@ -68,42 +75,38 @@ def curves_figure(curves: pd.DataFrame, dataset: str):
     if part.empty:
         raise ValueError(f"no curves for dataset {dataset!r}")
     with_ci = {"ci_low", "ci_high"} <= set(part.columns)
-    fig, ax = plt.subplots(figsize=(7.5, 5.0), dpi=120)
-    for name, style, label in (
-        ("FFS", {"color": "black", "linestyle": "--"}, "FFS"),
-        ("Triv", {"color": "black", "linestyle": ":"}, "Triv (3 stars)"),
-    ):
-        reference = part[part["system"] == name]
-        if not reference.empty:
-            ax.axhline(float(reference["value"].iloc[0]), label=label, linewidth=1.2, **style)
-            if with_ci and reference["ci_low"].notna().iloc[0]:
-                ax.axhspan(float(reference["ci_low"].iloc[0]), float(reference["ci_high"].iloc[0]),
-                           color="black", alpha=0.06, linewidth=0)
-    for method in SELECTION_METHODS:
-        line = part[part["system"] == method].sort_values("xi")
-        if not line.empty:
-            percent = 100 * line["xi"]
-            ax.plot(
-                percent,
-                line["value"],
-                label=method,
-                linewidth=1.0,
-                markersize=3,
-                markevery=0.08,  # evenly spaced on the log axis, not by level index
-                **_STYLE[method],
-            )
+    fig, axes = plt.subplots(1, len(PANELS), figsize=(11.0, 5.0), dpi=120, sharex=True, sharey=True)
+    for ax, (title, methods) in zip(axes, PANELS):
+        for name, style, label in (
+            ("FFS", {"color": "black", "linestyle": "--"}, "FFS (ξ = 1)"),
+            ("Triv", {"color": "black", "linestyle": ":"}, "Triv (3 stars)"),
+        ):
+            reference = part[part["system"] == name]
+            if not reference.empty:
+                ax.axhline(float(reference["value"].iloc[0]), label=label, linewidth=1.2, **style)
+                if with_ci and reference["ci_low"].notna().iloc[0]:
+                    ax.axhspan(float(reference["ci_low"].iloc[0]), float(reference["ci_high"].iloc[0]),
+                               color="black", alpha=0.06, linewidth=0)
+        for method in methods:
+            line = part[part["system"] == method].sort_values("xi")
+            if line.empty:
+                continue
+            ax.plot(line["xi"], line["value"], label=method, linewidth=1.0, markersize=3,
+                    markevery=0.08,  # evenly spaced on the log axis, not by level index
+                    **_STYLE[method])
             if with_ci:
-                ax.fill_between(percent, line["ci_low"], line["ci_high"], color=_STYLE[method]["color"],
-                                alpha=0.12, linewidth=0)
-    ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.set_xlabel("Reduction level ξ (% of features kept, log scale)")
-    ax.set_ylabel("Mean absolute error (macro), MAE$^M$")
+                ax.fill_between(line["xi"], line["ci_low"], line["ci_high"], color=_STYLE[method]["color"],
+                                alpha=0.15, linewidth=0)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel("reduction level ξ = |S|/|T| (log scale)")
+        ax.set_title(title, fontsize="medium")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(ncol=3, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
+    axes[0].set_ylabel("mean absolute error (macro), MAE$^M$")
     bands = "; bands: 95% bootstrap intervals" if with_ci else ""
-    ax.set_title(f"Baccianella, Esuli & Sebastiani Figure 1 on {dataset}\ntest MAE$^M$, lower is better{bands}",
+    fig.suptitle(f"Baccianella, Esuli & Sebastiani Figure 1 on {dataset}: test MAE$^M$, lower is better{bands}",
                  fontsize="medium")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(ncol=3, fontsize=8)
     fig.tight_layout()
     return fig
 
