@@ -100,7 +100,13 @@ def test_smoke_records_reach_a_tracking_server_once(tracking_server, smoke_run, 
     table = pd.concat([pd.read_csv(results / "tables/anygram.csv"), pd.read_csv(results / "tables/baselines.csv")])
     test = table[(table["dataset"] == "semeval14_laptop") & (table["split"] == "test") & (table["metric"] == "accuracy")]
     client = MlflowClient(tracking_uri=tracking_server)
-    experiments = [e.experiment_id for e in client.search_experiments() if e.name.startswith("kernbench-")]
+    listed = client.search_experiments()  # what the UI lists: the papers' experiments, not an empty Default
+    assert sorted(e.name for e in listed) == sorted(f"kernbench-{p}" for p in {r["paper"] for r in records.values()})
+    assert {e.tags["mlflow.experimentKind"] for e in listed} == {"custom_model_development"}
+    lstms = [r for r in records.values() if any(str(a).endswith(".keras") for a in r.get("artifacts", []))]
+    assert lstms and {m.name for m in client.search_registered_models()} == {
+        f"{r['dataset']}-{r['system']}-seed{r['params']['seed']}" for r in lstms}
+    experiments = [e.experiment_id for e in listed]
     found = client.search_runs(experiments, filter_string="tags.dataset = 'semeval14_laptop'", max_results=1000)
     by_system = {run.data.tags["system"]: run.data.metrics for run in found}
     assert sorted(by_system) == sorted(test["system"]) and len(found) == len(test)
