@@ -114,3 +114,58 @@ def test_fitting_behaves_as_scikit_learn_expects_on_sentences():
     np.testing.assert_array_equal(model.transform([SENTENCES[i] for i in order]), first[order])  # order invariance
     np.testing.assert_array_equal(model.transform(SENTENCES[1:2]), first[1:2])  # subset invariance
     assert not hasattr(clone(model), "X_fit_")
+
+
+# ------------------------------------------------------------------ long texts
+
+
+def _corpus(seed, n, longest):
+    rng = np.random.default_rng(seed)
+    return [rng.integers(-2, 6, rng.integers(0, longest)) for _ in range(n)]
+
+
+@pytest.mark.parametrize(("budget", "long_length"), [(1500, 10**6), (3000, 10**6), (10**6, 12), (1500, 20), (1, 0)])
+def test_sm_gram_in_runs_and_by_the_dp_for_long_sentences_is_the_same_matrix(budget, long_length):
+    from kernbench.kernels.anygram import _gram_sm_fast
+
+    X, Y = _corpus(3, 45, 30), _corpus(4, 20, 30)
+    whole, whole_xy = _gram_sm_fast(X, None, 0.4), _gram_sm_fast(X, Y, 0.4)
+    split, split_xy = _gram_sm_fast(X, None, 0.4, budget, long_length), _gram_sm_fast(X, Y, 0.4, budget, long_length)
+    np.testing.assert_array_equal(split, split.T)
+    if long_length > 30:  # runs only: the same sums in the same order
+        np.testing.assert_array_equal(split, whole)
+        np.testing.assert_array_equal(split_xy, whole_xy)
+    dp, dp_xy = anygram_gram(X, variant="sm", lam=0.4, method="dp"), anygram_gram(X, Y, variant="sm", lam=0.4, method="dp")
+    np.testing.assert_allclose(split, dp, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(split_xy, dp_xy, rtol=1e-12, atol=1e-12)
+
+
+LONG_TEXT = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2000 << 20, resource.RLIM_INFINITY))
+import numpy as np
+from kernbench.kernels.anygram import anygram_gram, anygram_kernel
+rng = np.random.default_rng(0)
+X = [rng.integers(0, 50, rng.integers(1, 30)) for _ in range(300)] + [rng.integers(0, 50, 20000)]
+gram = anygram_gram(X, variant="sm", lam=0.4)
+print(gram[-1, -1], anygram_kernel(X[-1], X[-1], variant="sm", lam=0.4), gram[-1, 7], anygram_kernel(X[-1], X[7], variant="sm", lam=0.4))
+"""
+
+
+def test_sm_gram_of_a_corpus_with_a_20000_token_text_fits_in_2_gb():
+    import subprocess
+    import sys
+
+    # its n-gram map alone would hold 200 million entries (about 20 GB)
+    run = subprocess.run([sys.executable, "-c", LONG_TEXT], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    long_long, dp_long, long_short, dp_short = map(float, run.stdout.split())
+    assert long_long == pytest.approx(dp_long, rel=1e-12) and long_short == pytest.approx(dp_short, rel=1e-12)
+
+
+def test_sm_feature_map_of_a_text_too_long_is_refused_before_it_is_built():
+    from kernbench.kernels.anygram_features import PRIMAL_SM_NGRAMS
+
+    length = int(np.sqrt(2 * PRIMAL_SM_NGRAMS)) + 1
+    with pytest.raises(ValueError, match=rf"sentence 1 has {length:,} tokens.*anygram.training: precomputed"):
+        anygram_features([np.array([1, 2]), np.zeros(length, dtype=np.int64)], variant="sm", lam=0.4)

@@ -61,6 +61,8 @@ METHODS = ("auto", "dp")
 _PAIR_BATCH = 2_000_000
 #: n-grams of the sm maps built at once (about 100 bytes each at the peak): about 1 GB for a block of two runs.
 _SM_CHUNK_NGRAMS = 5_000_000
+#: Sentences longer than this are compared by the DP (its memory is O(L) per pair; see _gram_sm_fast).
+_SM_LONG_LENGTH = 1_000
 #: Pairs per chunk of the parallel loop: small enough to balance uneven pair costs.
 _CHUNK = 256
 #: Pairs per task of the west fast path (one task builds one sentence's match masks).
@@ -299,78 +301,29 @@ def _sparse_gram(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, ny, symmetric, out):
                 out[a, b] = out[b, a]
 
 
-def _sm_chunks(lengths: np.ndarray, budget: int) -> tuple[list[np.ndarray], np.ndarray]:
-    """Split sentences by their ``L (L + 1) / 2`` n-grams: runs (in input order) whose maps are built together
-    within ``budget`` n-grams, and the sentences above ``budget`` on their own (left to the DP)."""
-    ngrams = lengths * (lengths + 1) // 2
-    chunks, current, total = [], [], 0
-    for i in np.flatnonzero(ngrams <= budget):
-        if current and total + ngrams[i] > budget:
-            chunks.append(np.array(current, dtype=np.int64))
-            current, total = [], 0
-        current.append(i)
-        total += int(ngrams[i])
-    if current:
-        chunks.append(np.array(current, dtype=np.int64))
-    return chunks, np.flatnonzero(ngrams > budget)
+@njit(cache=True, parallel=True)
+def _sparse_gram_at(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, rows, cols, triangle, mirror, out):
+    """As :func:`_sparse_gram` for a block of a larger Gram matrix: row ``a`` and column ``b`` of the block
+    go to ``out[rows[a], cols[b]]`` (and, with ``mirror``, to ``out[cols[b], rows[a]]`` too); with
+    ``triangle`` (a block of sentences against themselves) only ``b >= a`` is accumulated."""
+    ny = cols.shape[0]
+    for a in numba.prange(x_ptr.shape[0] - 1):
+        acc = np.zeros(ny)
+        for q in range(x_ptr[a], x_ptr[a + 1]):
+            u, w = x_idx[q], x_val[q]
+            start = y_ptr[u]
+            if triangle:
+                start += np.searchsorted(y_idx[y_ptr[u] : y_ptr[u + 1]], a)
+            for r in range(start, y_ptr[u + 1]):
+                acc[y_idx[r]] += w * y_val[r]
+        for b in range(a if triangle else 0, ny):
+            out[rows[a], cols[b]] = acc[b]
+            if mirror:
+                out[cols[b], rows[a]] = acc[b]
 
 
-def _sm_dp_pairs(X, Y, long_x, long_y, lam, out, symmetric) -> None:
-    """Fill ``out`` at every pair with a long sentence by the DP (O(L) memory per pair)."""
-    tx, ox = _flat_ids(X)
-    ty, oy = (tx, ox) if symmetric else _flat_ids(Y)
-    ny = oy.size - 1
-    is_long_y = np.zeros(ny, dtype=bool)
-    is_long_y[long_y] = True
-    short_x = np.setdiff1d(np.arange(ox.size - 1, dtype=np.int64), long_x)
-    pa = np.concatenate([np.repeat(long_x, ny), np.repeat(short_x, long_y.size)]).astype(np.int64)
-    pb = np.concatenate([np.tile(np.arange(ny, dtype=np.int64), long_x.size), np.tile(long_y, short_x.size)])
-    if symmetric:  # each pair once: (long a, short b) and (short a, long b) are mirrors; long pairs with a <= b
-        keep = ~is_long_y[pb] | (pa <= pb)
-        keep &= np.isin(pa, long_x)
-        pa, pb = pa[keep], pb[keep]
-    for k in range(0, pa.size, _PAIR_BATCH):
-        a, b = pa[k : k + _PAIR_BATCH], pb[k : k + _PAIR_BATCH]
-        vals = np.empty(a.size)
-        dp.gram_sm(tx, ox, ty, oy, a, b, lam, vals)
-        out[a, b] = vals
-        if symmetric:
-            out[b, a] = vals
-
-
-def _gram_sm_fast(X, Y, lam, budget: int | None = None):
-    """sm Gram matrix by the n-gram maps, within a memory budget.
-
-    The maps of a sentence of ``L`` tokens hold ``L (L + 1) / 2`` n-grams (about 100 bytes each at the peak
-    of building and multiplying them), so they are built for runs of sentences of at most
-    ``_SM_CHUNK_NGRAMS`` n-grams together, one block of the Gram matrix per pair of runs; a sentence with
-    more n-grams than that (over about 3,160 tokens) is compared with every other by the DP, whose memory is
-    O(L) per pair. A corpus within one run is mapped at once, as one block.
-    """
-    budget = _SM_CHUNK_NGRAMS if budget is None else budget
-    symmetric = Y is None
-    X = list(X)
-    Y = X if symmetric else list(Y)
-    chunks_x, long_x = _sm_chunks(np.array([len(s) for s in X], dtype=np.int64), budget)
-    chunks_y, long_y = (chunks_x, long_x) if symmetric else _sm_chunks(np.array([len(s) for s in Y], dtype=np.int64), budget)
-    if not long_x.size and not long_y.size and len(chunks_x) <= 1 and len(chunks_y) <= 1:
-        return _gram_sm_block(X, None if symmetric else Y, lam)
-    out = np.zeros((len(X), len(Y)))
-    for i, rows in enumerate(chunks_x):
-        for j, cols in enumerate(chunks_y):
-            if symmetric and j < i:
-                continue
-            sub_x = [X[r] for r in rows]
-            block = _gram_sm_block(sub_x, None if symmetric and i == j else [Y[c] for c in cols], lam)
-            out[np.ix_(rows, cols)] = block
-            if symmetric and j > i:
-                out[np.ix_(cols, rows)] = block.T
-    if long_x.size or long_y.size:
-        _sm_dp_pairs(X, Y, long_x, long_y, float(lam), out, symmetric)
-    return out
-
-
-def _gram_sm_block(X, Y, lam):
+def _sm_operands(X, Y, lam):
+    """CSR arrays of the n-gram maps of ``X`` and the posting lists of ``Y`` (``X`` itself when ``None``)."""
     tx, ox = _flat_ids(X)
     nx = ox.size - 1
     if Y is None:
@@ -382,12 +335,89 @@ def _gram_sm_block(X, Y, lam):
         phi_x, phi_y = phi[:nx], phi[nx:]
     post = phi_y.T.tocsr()  # feature -> (sentence, weight) posting lists
     post.sort_indices()
-    ny = phi_y.shape[0]
-    out = np.empty((nx, ny))
-    _sparse_gram(
+    return (
         phi_x.indptr.astype(np.int64), phi_x.indices.astype(np.int64), phi_x.data,
-        post.indptr.astype(np.int64), post.indices.astype(np.int64), post.data, ny, Y is None, out,
+        post.indptr.astype(np.int64), post.indices.astype(np.int64), post.data,
     )
+
+
+def _sm_chunks(lengths: np.ndarray, budget: int, long_length: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """Split sentences: runs (in input order) whose ``L (L + 1) / 2`` n-grams make at most ``budget``
+    together, and the sentences of more than ``long_length`` tokens (left to the DP)."""
+    ngrams = lengths * (lengths + 1) // 2
+    chunks, current, total = [], [], 0
+    for i in np.flatnonzero(lengths <= long_length):
+        if current and total + ngrams[i] > budget:
+            chunks.append(np.array(current, dtype=np.int64))
+            current, total = [], 0
+        current.append(i)
+        total += int(ngrams[i])
+    if current:
+        chunks.append(np.array(current, dtype=np.int64))
+    return chunks, np.flatnonzero(lengths > long_length)
+
+
+def _sm_dp_pairs(X, Y, long_x, long_y, lam, out, symmetric) -> None:
+    """Fill ``out`` at every pair with a long sentence by the DP (O(L) memory per pair)."""
+    tx, ox = _flat_ids(X)
+    ty, oy = (tx, ox) if symmetric else _flat_ids(Y)
+    nx, ny = ox.size - 1, oy.size - 1
+    short_x = np.setdiff1d(np.arange(nx, dtype=np.int64), long_x)
+    pa = np.concatenate([np.repeat(long_x, ny), np.repeat(short_x, long_y.size)]).astype(np.int64)
+    pb = np.concatenate([np.tile(np.arange(ny, dtype=np.int64), long_x.size), np.tile(long_y, short_x.size)])
+    if symmetric:  # every pair once: (long, any) with a <= b where both are long; the mirror is written below
+        is_long = np.zeros(nx, dtype=bool)
+        is_long[long_x] = True
+        keep = is_long[pa] & (~is_long[pb] | (pa <= pb))
+        pa, pb = pa[keep], pb[keep]
+    for k in range(0, pa.size, _PAIR_BATCH):
+        a, b = pa[k : k + _PAIR_BATCH], pb[k : k + _PAIR_BATCH]
+        vals = np.empty(a.size)
+        dp.gram_sm(tx, ox, ty, oy, a, b, lam, vals)
+        out[a, b] = vals
+        if symmetric:
+            out[b, a] = vals
+
+
+def _gram_sm_fast(X, Y, lam, budget: int | None = None, long_length: int | None = None):
+    """sm Gram matrix from the n-gram maps, within a memory budget.
+
+    The map of a sentence of ``L`` tokens holds ``L (L + 1) / 2`` n-grams (about 100 bytes each at the
+    peak of building and multiplying the maps), so the maps are built for runs of sentences of at most
+    ``budget`` n-grams together (``_SM_CHUNK_NGRAMS``), one block of the Gram matrix per pair of runs,
+    written in place; a sentence of more than ``long_length`` tokens (``_SM_LONG_LENGTH``) is compared
+    with every other by the DP, whose memory is O(L) per pair. A corpus of one run is mapped at once.
+    """
+    budget = _SM_CHUNK_NGRAMS if budget is None else budget
+    long_length = _SM_LONG_LENGTH if long_length is None else long_length
+    symmetric = Y is None
+    X = list(X)
+    Y = X if symmetric else list(Y)
+    chunks_x, long_x = _sm_chunks(np.array([len(s) for s in X], dtype=np.int64), budget, long_length)
+    chunks_y, long_y = (
+        (chunks_x, long_x) if symmetric else _sm_chunks(np.array([len(s) for s in Y], dtype=np.int64), budget, long_length)
+    )
+    if not long_x.size and not long_y.size and len(chunks_x) <= 1 and len(chunks_y) <= 1:
+        return _gram_sm_block(X, None if symmetric else Y, lam)
+    out = np.zeros((len(X), len(Y)))
+    for i, rows in enumerate(chunks_x):
+        for j, cols in enumerate(chunks_y):
+            if symmetric and j < i:
+                continue
+            own = symmetric and i == j
+            operands = _sm_operands([X[r] for r in rows], None if own else [Y[c] for c in cols], lam)
+            _sparse_gram_at(*operands, rows, cols, own, symmetric, out)
+    if long_x.size or long_y.size:
+        _sm_dp_pairs(X, Y, long_x, long_y, float(lam), out, symmetric)
+    return out
+
+
+def _gram_sm_block(X, Y, lam):
+    """sm Gram matrix of ``X`` against ``Y`` (or itself) from one map of all their n-grams."""
+    operands = _sm_operands(X, Y, lam)
+    nx, ny = operands[0].size - 1, (len(X) if Y is None else len(list(Y)))
+    out = np.empty((nx, ny))
+    _sparse_gram(*operands, ny, Y is None, out)
     return out
 
 

@@ -9,7 +9,7 @@ Both kernels are inner products of finite maps (see :mod:`kernbench.kernels.anyg
 So ``phi(X) @ phi(Y).T`` is the Gram matrix, and a linear model on ``phi`` is the
 kernel machine on ``K`` without the ``N x N`` matrix. The maps are sparse: a
 sentence of ``L`` tokens has ``L (L + 1) / 2`` n-grams and ``L * d`` suffix-sum
-entries.
+entries; an sm map of more than :data:`PRIMAL_SM_NGRAMS` n-grams is refused.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from numba import njit
 from kernbench.kernels.anygram import _check, _flat_identity, _flat_ids, _flat_units, _identity_maps, _ngram_maps
 
 PRIMAL_VARIANTS = ("sm", "wess")
+#: n-grams of the largest sm map built (about 100 bytes each at the peak: 4 GB, half the primal job's memory).
+PRIMAL_SM_NGRAMS = 40_000_000
 
 
 @njit(cache=True, parallel=True)
@@ -39,6 +41,19 @@ def _suffix_entries(units, offsets, lam, indptr, indices, data):
             for k in range(d):
                 indices[q + m * d + k] = m * d + k
                 data[q + m * d + k] = w * acc[k]
+
+
+def _check_map_size(lengths: np.ndarray) -> None:
+    """Refuse an sm map of more than ``PRIMAL_SM_NGRAMS`` n-grams before building it."""
+    ngrams = int((lengths * (lengths + 1) // 2).sum())
+    if ngrams > PRIMAL_SM_NGRAMS:
+        longest = int(np.argmax(lengths))
+        raise ValueError(
+            f"anygram_features: the sm feature map of these {lengths.size} sentences holds {ngrams:,} n-grams "
+            f"(L (L + 1) / 2 for a sentence of L tokens; sentence {longest} has {int(lengths[longest]):,} tokens), "
+            f"more than {PRIMAL_SM_NGRAMS:,} (about 100 bytes each): use the Gram matrix "
+            "(anygram_gram; config anygram.training: precomputed), which compares long sentences by the DP"
+        )
 
 
 def anygram_features(X: Sequence, *, variant: str, lam: float, vectors=None, identity=None) -> sp.csr_matrix:
@@ -64,6 +79,11 @@ def anygram_features(X: Sequence, *, variant: str, lam: float, vectors=None, ide
     Returns
     -------
     scipy.sparse.csr_matrix of shape (len(X), n_features)
+
+    Raises
+    ------
+    ValueError
+        If the ``sm`` map would hold more than :data:`PRIMAL_SM_NGRAMS` n-grams.
     """
     if variant not in PRIMAL_VARIANTS:
         raise ValueError(f"explicit feature maps exist for {PRIMAL_VARIANTS}, not {variant!r}")
@@ -71,6 +91,7 @@ def anygram_features(X: Sequence, *, variant: str, lam: float, vectors=None, ide
     X = list(X)
     if variant == "sm":
         tokens, offsets = _flat_ids(X)
+        _check_map_size(np.diff(offsets))
         return _ngram_maps(tokens, offsets, float(lam))
     units, offsets = _flat_units(X, vectors)
     lengths = np.diff(offsets)
