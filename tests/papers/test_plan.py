@@ -45,7 +45,7 @@ def test_full_profile_plans_every_run_of_the_three_tables(config):
     ]
     assert sorted(fisher.sensitivity) == sorted(
         f"R/sensitivity/fisher/fisher.{c}.csv"
-        for c in ("ap_reading", "c", "documents", "loss", "intercept_scaling", "lowercase", "collapse_whitespace",
+        for c in ("ap_reading", "c", "documents", "loss", "solver", "lowercase", "collapse_whitespace",
                   "max_state_length")
     )
 

@@ -4,7 +4,7 @@ from kernbench.papers.fisher import plan as fisher_plan
 
 FISHER = config["fisher"]
 FISHER_FEATURE_KEYS = ("documents", "lowercase", "collapse_whitespace", "k", "min_count", "t", "c", "max_state_length")
-FISHER_SVM_KEYS = ("C", "loss", "intercept_scaling", "max_iter")
+FISHER_SVM_KEYS = ("C", "solver", "loss", "intercept_scaling", "max_iter")
 # With c: cv the features job chooses c by cross-validation on the training documents, with these settings.
 FISHER_CV_KEYS = ("c_grid", "cv_folds", "categories") + FISHER_SVM_KEYS if FISHER["c"] == "cv" else ()
 FISHER_RUN = f"{RESULTS}/{fisher_plan.RUN}"

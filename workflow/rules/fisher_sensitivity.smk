@@ -10,9 +10,9 @@ rule fisher_sensitivity:
     input:
         prepared=prepared("reuters"),
         records=lambda w: expand(f"{FISHER_RUN}.json", system=FISHER_SENSITIVITY_SYSTEMS[w.choice], category=FISHER["categories"]),
-        # loss and intercept_scaling re-use the main feature caches; the other choices build their alternatives' features
+        # loss and solver re-use the main feature caches; the other choices build their alternatives' features
         features=lambda w: expand(rules.fisher_features.output.features, system=FISHER_SENSITIVITY_SYSTEMS[w.choice])
-        if w.choice in ("loss", "intercept_scaling")
+        if w.choice in ("loss", "solver")
         else [],
     output:
         f"{RESULTS}/sensitivity/fisher/fisher.{{choice}}.csv",

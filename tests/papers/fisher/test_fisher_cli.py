@@ -23,7 +23,7 @@ PARAMS = {
     "c": 1.0,
     "max_state_length": None,
 }
-SVM = {"C": 1.0, "loss": "squared_hinge", "intercept_scaling": 1.0, "max_iter": 5000}
+SVM = {"C": 1.0, "solver": "liblinear", "loss": "squared_hinge", "intercept_scaling": 1.0, "max_iter": 5000}
 
 
 def _corpus() -> pd.DataFrame:

@@ -2,8 +2,8 @@
 
 The ln and 1/p weightings depend on the initial count c of Eq. 2; a large c
 makes them flat, and the system is then the uniform one under another name.
-The SVM is SVMlight's: the hinge loss with a bias that is practically not
-regularised, checked against libsvm, which leaves the bias out of the norm.
+The SVM solves SVMlight's default problem: the hinge loss with a bias that
+is not regularised.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 import yaml
 from sklearn.svm import SVC
 
@@ -23,6 +24,7 @@ from kernbench.papers.fisher.experiment import (
     category_labels,
     feature_counts,
     run_category,
+    svm_decision,
     weight_range,
     weighted_features,
 )
@@ -32,6 +34,8 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 DISTINCT = [("FSA-ln", "FSA-uniform"), ("ngram-ln", "ngram-uniform"), ("ngram-nonuniform", "ngram-uniform")]
 #: Mean cosine between two systems' training rows above which they are one system up to a rescaling.
 SAME = 0.98
+#: Length scale of the translation in test_the_default_bias_is_not_regularised.
+SHIFT = 2.0
 
 
 @pytest.fixture(scope="module")
@@ -93,29 +97,52 @@ def test_weight_range_at_the_default_c_obeys_corollary_4(counts, config):
     assert uniform == {"weight": "|A|", "min": float(size), "max": float(size), "max_over_min": 1.0}
 
 
-def test_default_svm_is_svmlight_hinge_with_an_unregularised_bias(config):
-    assert config["loss"] == "hinge" and config["intercept_scaling"] >= 10
+def test_default_svm_is_svmlights_problem(config):
+    # SVMlight's defaults: the hinge loss and a bias outside the norm (libsvm on the linear Gram solves that problem).
+    assert config["solver"] == "libsvm" and config["loss"] == "hinge"
 
 
-def _exact(x_train, x_test, y_train):
-    """libsvm on the linear Gram matrix: hinge loss, C, and a bias left out of the norm (as SVMlight)."""
-    gram, cross = (x_train @ x_train.T).toarray(), (x_test @ x_train.T).toarray()
-    return SVC(kernel="precomputed", C=1.0).fit(gram, y_train).decision_function(cross)
+def _translated(x, shift: float):
+    """Every row moved by the same vector (shift on every column): a linear SVM with a free bias does not notice."""
+    dense = x.toarray()
+    return sp.csr_matrix(dense + shift * np.linspace(0.0, 1.0, dense.shape[1]))
+
+
+def test_the_default_bias_is_not_regularised(counts, config):
+    # With b outside the norm, w·(x + v) + b is matched by the same w and b' = b - w·v: the decision values of a
+    # translated training and test set are the same. A regularised bias (liblinear) pays for b' and moves.
+    count, train, test = counts["ngram"]
+    features = weighted_features(count, "ngram-ln", float(config["c"]))
+    x_train, x_test = features.train[:, :400], features.test[:, :400]
+    y_train = category_labels(train, ["earn"])["earn"]
+    svm = {k: config[k] for k in SVM_KEYS}
+    before = svm_decision(x_train, y_train, x_test, **svm, seed=1)
+    after = svm_decision(_translated(x_train, SHIFT), y_train, _translated(x_test, SHIFT), **svm, seed=1)
+    np.testing.assert_allclose(after, before, atol=5e-3)
+    liblinear = {**svm, "solver": "liblinear", "loss": "hinge", "intercept_scaling": 1.0}
+    moved = svm_decision(_translated(x_train, SHIFT), y_train, _translated(x_test, SHIFT), **liblinear, seed=1)
+    assert np.abs(moved - svm_decision(x_train, y_train, x_test, **liblinear, seed=1)).max() > 0.03
 
 
 @pytest.mark.parametrize("system", ["ngram-ln", "FSA-ln"])
-def test_default_svm_agrees_with_the_exact_unregularised_bias_solver(counts, reuters_slice, config, system):
+def test_default_svm_is_libsvm_on_the_linear_gram(counts, reuters_slice, config, system):
     family = "fsa" if system.startswith("FSA") else "ngram"
     count, train, test = counts[family]
     features = weighted_features(count, system, float(config["c"]))
     y_train, y_test = category_labels(train, ["earn"])["earn"], category_labels(test, ["earn"])["earn"]
-    exact = _exact(features.train, features.test, y_train)
+    gram, cross = (features.train @ features.train.T).toarray(), (features.test @ features.train.T).toarray()
+    exact = SVC(kernel="precomputed", C=config["C"]).fit(gram, y_train).decision_function(cross)
     scores, decision = run_category(features.train, features.test, y_train, y_test,
                                     **{k: config[k] for k in SVM_KEYS}, seed=1)
-    assert scores["average_precision"] == pytest.approx(thresholded_average_precision(y_test, exact), abs=1e-3)
-    np.testing.assert_allclose(decision, exact, atol=0.02)
-    # liblinear's defaults (squared hinge, bias penalised like a weight) give other decision values.
-    _, other = run_category(features.train, features.test, y_train, y_test,
-                            **{**{k: config[k] for k in SVM_KEYS}, "loss": "squared_hinge", "intercept_scaling": 1.0},
-                            seed=1)
-    assert np.abs(other - exact).max() > 0.05
+    np.testing.assert_allclose(decision, exact, atol=1e-9)
+    assert scores["average_precision"] == pytest.approx(thresholded_average_precision(y_test, exact))
+
+
+def test_libsvm_refuses_the_squared_hinge(config):
+    x = sp.csr_matrix(np.eye(4))
+    with pytest.raises(ValueError, match="fisher.loss = 'squared_hinge' needs fisher.solver = liblinear"):
+        svm_decision(x, np.array([True, False, True, False]), x, **{**{k: config[k] for k in SVM_KEYS},
+                                                                   "loss": "squared_hinge"}, seed=0)
+    with pytest.raises(ValueError, match="fisher.solver = 'svmlight'"):
+        svm_decision(x, np.array([True, False, True, False]), x, **{**{k: config[k] for k in SVM_KEYS},
+                                                                   "solver": "svmlight"}, seed=0)

@@ -20,7 +20,7 @@ from tests.papers.fisher.test_fisher_cli import PARAMS, SVM, _corpus
 CATEGORIES = ["grain", "money-fx"]
 CONFIG = {**PARAMS, **SVM, "c": 1.0, "c_grid": [1, 10], "cv_folds": 2, "categories": CATEGORIES,
           "sensitivity": {"documents_systems": ["ngram-ln"], "loss_systems": ["ngram-ln"],
-                          "text_systems": ["ngram-ln", "FSA-uniform"], "max_state_lengths": [3]}}
+                          "solver_systems": ["ngram-ln"], "text_systems": ["ngram-ln", "FSA-uniform"], "max_state_lengths": [3]}}
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +84,7 @@ def test_documents_loss_and_state_length_rows(main_run):
     # A document set filters the test documents too: the rows compare on the alternative's.
     assert (documents["n_items"] < 24).all()
     loss = _rows(main_run, "loss", ["ngram-ln"])
-    assert set(loss["alternative"]) == {"hinge"} and len(loss) == 2
+    assert set(loss["alternative"]) == {"hinge (liblinear)"} and len(loss) == 2
     capped = _rows(main_run, "max_state_length", ["ngram-ln", "FSA-uniform"])
     assert set(capped["system"]) == {"FSA-uniform"} and set(capped["alternative"]) == {"3"}
     assert set(capped["default"]) == {"none"}
@@ -103,19 +103,20 @@ def test_loss_row_value_is_the_hinge_svm_on_the_cached_features(main_run):
     assert loss.loc["grain", "value"] == pytest.approx(100 * scores["average_precision"])
 
 
-def test_intercept_scaling_row_is_the_other_bias_treatment_on_the_cached_features(main_run):
+def test_solver_row_is_libsvm_on_the_cached_features_and_loss_row_liblinear(main_run):
     frame, records, caches = main_run
     from kernbench.papers.fisher.experiment import load_features
 
-    rows = _rows(main_run, "intercept_scaling", ["ngram-ln"]).set_index("dataset")
-    # SVM penalises the bias like a weight (intercept_scaling 1): the alternative is the practically unregularised one.
-    assert set(rows["default"]) == {"1"} and set(rows["alternative"]) == {"100 (bias practically unregularised)"}
+    solver = _rows(main_run, "solver", ["ngram-ln"]).set_index("dataset")
+    assert set(solver["default"]) == {"liblinear (squared_hinge)"} and set(solver["alternative"]) == {"libsvm (hinge)"}
     x_train, x_test, train_ids, test_ids = load_features(caches["ngram-ln"])
     labels = frame.set_index("id")["label"]
     y_train = np.array(["grain" in labels[i] for i in train_ids])
     y_test = np.array(["grain" in labels[i] for i in test_ids])
-    scores, _ = run_category(x_train, x_test, y_train, y_test, **{**SVM, "intercept_scaling": 100.0}, seed=1)
-    assert rows.loc["grain", "value"] == pytest.approx(100 * scores["average_precision"])
+    scores, _ = run_category(x_train, x_test, y_train, y_test, **{**SVM, "solver": "libsvm", "loss": "hinge"}, seed=1)
+    assert solver.loc["grain", "value"] == pytest.approx(100 * scores["average_precision"])
+    loss = _rows(main_run, "loss", ["ngram-ln"])
+    assert set(loss["default"]) == {"squared_hinge (liblinear)"} and set(loss["alternative"]) == {"hinge (liblinear)"}
 
 
 @pytest.mark.parametrize("choice", ["lowercase", "collapse_whitespace"])

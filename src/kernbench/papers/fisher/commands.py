@@ -117,7 +117,7 @@ def register(subparsers) -> None:
     add_input_arguments(p, "--prepared")
     p.add_argument("--features", required=True, help="feature cache (.npz, written by kernbench fisher-features)")
     p.add_argument("--features-info", required=True, help="JSON sizes of the feature cache (kernbench fisher-features)")
-    p.add_argument("--params", required=True, help='JSON {"C", "loss", "intercept_scaling", "max_iter"}')
+    p.add_argument("--params", required=True, help='JSON {"C", "solver", "loss", "intercept_scaling", "max_iter"}')
     add_run_arguments(p)
     p.set_defaults(func=_cmd_svm)
 
@@ -125,7 +125,7 @@ def register(subparsers) -> None:
     p.add_argument("--choice", required=True, choices=list(SENSITIVITY_CHOICES),
                    help="open choice whose alternatives are measured")
     p.add_argument("--records", nargs="*", default=[], help="main fisher-svm run records of the cells covered")
-    p.add_argument("--features", nargs="*", default=[], help="main feature caches <system>.npz (re-used by loss, intercept_scaling)")
+    p.add_argument("--features", nargs="*", default=[], help="main feature caches <system>.npz (re-used by loss, solver)")
     p.add_argument("--prepared", help="prepared reuters table (every choice but ap_reading)")
     p.add_argument("--params", required=True, help="JSON: the fisher config block")
     p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")

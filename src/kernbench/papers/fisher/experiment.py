@@ -24,7 +24,7 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.model_selection import StratifiedKFold
-from sklearn.svm import LinearSVC
+from sklearn.svm import SVC, LinearSVC
 
 from kernbench.cache import load_arrays, save_arrays
 from kernbench.errors import DataError
@@ -185,21 +185,79 @@ def weighted_features(counts, system: str, c: float | None) -> Features:
     return weight_counts(counts, weighting=weighting, c=c if depends_on_c(system) else 1.0)
 
 
-#: Keys of the ``fisher`` config block that set the SVM (:func:`make_svm`).
-SVM_KEYS = ("C", "loss", "intercept_scaling", "max_iter")
+#: Keys of the ``fisher`` config block that set the SVM (:func:`svm_decision`).
+SVM_KEYS = ("C", "solver", "loss", "intercept_scaling", "max_iter")
+#: SVM solvers: ``libsvm`` solves SVMlight's problem (hinge loss, a bias outside the norm) on the linear Gram
+#: matrix; ``liblinear`` is LinearSVC (its bias is the weight of a constant feature, so it is regularised).
+SOLVERS = ("libsvm", "liblinear")
+#: Rows of the Gram matrix computed at a time (bounds the sparse product's memory).
+GRAM_BLOCK = 1000
 
 
 def make_svm(*, C: float, loss: str, intercept_scaling: float, max_iter: int, seed: int) -> LinearSVC:
-    """The linear SVM of every Fisher job (liblinear's dual solver).
+    """liblinear's linear SVM (its dual solver): the ``liblinear`` solver of :func:`svm_decision`.
 
     liblinear learns the bias b as the weight of one more feature of constant
-    value ``intercept_scaling`` s, so the regulariser holds (b/s)²: with a large
-    s the bias is practically unregularised, as in SVMlight; s = 1 penalises it
-    like any weight.
+    value ``intercept_scaling`` s, so the regulariser holds (b/s)²: s = 1
+    penalises the bias like any weight; a large s makes that penalty small
+    but slows liblinear's convergence by orders of magnitude.
     """
     return LinearSVC(
         C=C, loss=loss, intercept_scaling=intercept_scaling, max_iter=max_iter, random_state=seed, dual=True
     )
+
+
+def linear_gram(x: sp.csr_matrix, y: sp.csr_matrix) -> np.ndarray:
+    """Dense x·yᵀ of two sparse row sets, :data:`GRAM_BLOCK` rows of x at a time."""
+    out = np.empty((x.shape[0], y.shape[0]))
+    y_t = sp.csr_matrix(y).T.tocsc()
+    for start in range(0, x.shape[0], GRAM_BLOCK):
+        out[start : start + GRAM_BLOCK] = (x[start : start + GRAM_BLOCK] @ y_t).toarray()
+    return out
+
+
+def svm_decision(
+    x_train, y_train, x_test, *, C: float, solver: str, loss: str, intercept_scaling: float, max_iter: int, seed: int
+) -> np.ndarray:
+    """Train a linear SVM and return its decision values on ``x_test``.
+
+    Parameters
+    ----------
+    x_train, x_test : scipy.sparse.csr_matrix
+        Feature rows.
+    y_train : numpy.ndarray of bool
+        Labels of the training rows.
+    C : float
+        Soft-margin constant.
+    solver : {"libsvm", "liblinear"}
+        ``libsvm``: scikit-learn's SVC on the precomputed linear Gram matrix,
+        the problem SVMlight solves with its defaults (hinge loss, the bias b
+        not in the norm, stopping tolerance 0.001); ``loss`` must be hinge and
+        ``intercept_scaling``, ``max_iter`` are unused. ``liblinear``:
+        :func:`make_svm`.
+    loss : {"hinge", "squared_hinge"}
+    intercept_scaling : float
+        liblinear's bias feature (:func:`make_svm`).
+    max_iter : int
+        liblinear's iteration limit.
+    seed : int
+        Random state of the solver.
+
+    Raises
+    ------
+    ValueError
+        On an unknown solver, or libsvm with a loss other than hinge.
+    """
+    if solver == "liblinear":
+        model = make_svm(C=C, loss=loss, intercept_scaling=intercept_scaling, max_iter=max_iter, seed=seed)
+        return model.fit(x_train, y_train).decision_function(x_test)
+    if solver != "libsvm":
+        raise ValueError(f"fisher.solver = {solver!r}: expected one of {', '.join(SOLVERS)}")
+    if loss != "hinge":
+        raise ValueError(f"fisher.loss = {loss!r} needs fisher.solver = liblinear; libsvm solves the hinge loss only")
+    model = SVC(kernel="precomputed", C=C, random_state=seed)
+    model.fit(linear_gram(x_train, x_train), y_train)
+    return model.decision_function(linear_gram(x_test, x_train))
 
 
 def choose_c(
@@ -260,8 +318,8 @@ def choose_c(
         values = []
         for category, y in labels.items():
             for fit_rows, held_out in splits[category]:
-                model = make_svm(**svm, seed=seed).fit(x[fit_rows], y[fit_rows])
-                values.append(thresholded_average_precision(y[held_out], model.decision_function(x[held_out])))
+                decision = svm_decision(x[fit_rows], y[fit_rows], x[held_out], **svm, seed=seed)
+                values.append(thresholded_average_precision(y[held_out], decision))
         scores[str(c)] = float(np.mean(values))
     _, best, _ = select_on_dev((str(c), scores[str(c)], c) for c in grid)
     return float(best), scores
@@ -387,6 +445,7 @@ def run_category(
     y_test: np.ndarray,
     *,
     C: float,
+    solver: str,
     loss: str,
     intercept_scaling: float,
     max_iter: int,
@@ -402,14 +461,8 @@ def run_category(
         Category membership.
     C : float
         Soft-margin constant (SVMlight's default 1 / mean(x·x) is 1 here).
-    loss : {"hinge", "squared_hinge"}
-        liblinear loss; ``hinge`` is SVMlight's.
-    intercept_scaling : float
-        Value of the constant feature whose weight is the bias (:func:`make_svm`).
-    max_iter : int
-        liblinear iteration limit.
-    seed : int
-        liblinear's random state.
+    solver, loss, intercept_scaling, max_iter, seed
+        See :func:`svm_decision`.
 
     Returns
     -------
@@ -421,9 +474,10 @@ def run_category(
     """
     if y_train.all() or not y_train.any():
         raise DataError("the training documents are all in or all out of the category; no SVM can be trained")
-    model = make_svm(C=C, loss=loss, intercept_scaling=intercept_scaling, max_iter=max_iter, seed=seed)
-    model.fit(x_train, y_train)
-    decision = model.decision_function(x_test)
+    decision = svm_decision(
+        x_train, y_train, x_test, C=C, solver=solver, loss=loss, intercept_scaling=intercept_scaling,
+        max_iter=max_iter, seed=seed,
+    )
     y_pred = decision > 0
     scores = ranking_scores(y_test, decision, y_pred)
     tp = int((y_pred & y_test).sum())

@@ -20,10 +20,11 @@ setting, the c of Eq. 2 the main run used included, stays as in the main run.
     default's value there is the main run's AP restricted to them, and the
     difference is that of the training documents.
 ``fisher.loss``
-    The other liblinear loss (the bias treatment kept).
-``fisher.intercept_scaling``
-    The bias penalised like any weight (liblinear's intercept scaling 1)
-    against the configured, practically unregularised bias.
+    The other loss; the squared hinge is liblinear's only (its bias penalised
+    as ``fisher.intercept_scaling`` says).
+``fisher.solver``
+    The other solver with the hinge loss: liblinear, whose bias is regularised,
+    against libsvm, whose bias is not (SVMlight's problem), or the reverse.
 ``fisher.lowercase``, ``fisher.collapse_whitespace``
     The documents without that step of the text normalisation.
 ``fisher.max_state_length``
@@ -57,10 +58,10 @@ log = logging.getLogger("kernbench.fisher")
 
 PAPER = "fisher"
 TABLE = "fisher"
-CHOICES = ("ap_reading", "c", "documents", "loss", "intercept_scaling", "lowercase", "collapse_whitespace",
+CHOICES = ("ap_reading", "c", "documents", "loss", "solver", "lowercase", "collapse_whitespace",
            "max_state_length")
 #: Choices that re-fit the SVM on the main run's feature caches.
-SVM_CHOICES = ("loss", "intercept_scaling")
+SVM_CHOICES = ("loss", "solver")
 #: Choices that rebuild the features with one text-normalisation step switched.
 TEXT_CHOICES = ("lowercase", "collapse_whitespace")
 #: The measures the paper's average precision is set against in ``fisher.ap_reading``.
@@ -135,6 +136,16 @@ def _rows_against(
     return rows
 
 
+def _svm_alternative(choice: str, params: dict) -> tuple[str, str, dict]:
+    """Labels of the default and the alternative SVM of a :data:`SVM_CHOICES` choice, and the keys it changes."""
+    solver, loss = params["solver"], params["loss"]
+    if choice == "loss":
+        other = "hinge" if loss == "squared_hinge" else "squared_hinge"
+        return f"{loss} ({solver})", f"{other} (liblinear)", {"loss": other, "solver": "liblinear"}
+    other = "liblinear" if solver == "libsvm" else "libsvm"
+    return f"{solver} ({loss})", f"{other} (hinge)", {"solver": other, "loss": "hinge"}
+
+
 def alternative_rows(
     choice: str,
     frame: pd.DataFrame,
@@ -189,14 +200,7 @@ def alternative_rows(
                 rows += _rows_against("fisher.documents", system, params["documents"], documents, scores, defaults,
                                       resamples=resamples, seed=seed)
     elif choice in SVM_CHOICES:
-        if choice == "loss":
-            other = "hinge" if params["loss"] == "squared_hinge" else "squared_hinge"
-            default, alternative, changed = params["loss"], other, {"loss": other}
-        else:
-            default, alternative = f"{params['intercept_scaling']:g}", "1 (bias penalised like a weight)"
-            changed = {"intercept_scaling": 1.0}
-            if np.isclose(float(params["intercept_scaling"]), 1.0):
-                default, alternative, changed = "1", "100 (bias practically unregularised)", {"intercept_scaling": 100.0}
+        default, alternative, changed = _svm_alternative(choice, params)
         for system in systems:
             if feature_paths and system in feature_paths:
                 x_train, x_test, train_ids, test_ids = load_features(feature_paths[system])
