@@ -6,13 +6,13 @@ import json
 import os
 import subprocess
 import sys
-from importlib.metadata import version
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from kernbench import warm_client, warm_worker
+from kernbench.cli import version_text
 from kernbench.report.costs import read_benchmarks
 
 KERNBENCH = Path(sys.executable).with_name("kernbench")
@@ -45,7 +45,7 @@ def test_command_runs_in_the_worker_and_writes_to_the_callers_log(worker, tmp_pa
     log = tmp_path / "results/logs/version.log"
     run = _run(["--version"], worker, cwd=tmp_path, log=log)
     assert run.returncode == 0
-    assert log.read_text() == f"kernbench {version('kernbench')}\n"
+    assert log.read_text() == f"{version_text()}\n"
     (row,) = _ledger(tmp_path).itertuples()
     # Run by a child of the worker, whose own log records nothing of it.
     assert row.log == str(log) and row.command == "--version" and row.status == 0
@@ -73,7 +73,7 @@ def test_usage_error_exits_as_argparse_does(worker, tmp_path):
 def test_without_a_worker_the_command_runs_in_its_own_process(tmp_path):
     log = tmp_path / "version.log"
     assert _run(["--version"], str(tmp_path / "no-socket"), cwd=tmp_path, log=log).returncode == 0
-    assert log.read_text() == f"kernbench {version('kernbench')}\n"
+    assert log.read_text() == f"{version_text()}\n"
 
 
 def test_costs_add_the_workers_cpu_and_memory_to_the_job(tmp_path):
