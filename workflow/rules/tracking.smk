@@ -1,34 +1,6 @@
 # MLflow: every run record, the tables and the figures, logged one paper at a time by one writer.
 
 
-def cost_inputs(paper):
-    """``{record: {part: [output directories]}}``: the cached jobs whose cost a run of ``paper`` carries in MLflow.
-
-    An any-gram SVC run reads the Gram matrices of its kernel settings (one per theta), computed by jobs of
-    their own; their time and memory are logged on the run as ``cost.gram.*`` beside its own job's.
-    """
-    if paper != "anygram":
-        return {}
-    from kernbench.papers.anygram.experiment import gram_dirs, planned_runs
-
-    svm_systems = set(ANYGRAM_SVM_SYSTEMS.split("|"))
-    inputs = {}
-    for dataset, system in planned_runs(config):
-        if system in svm_systems:
-            record = f"{RESULTS}/{anygram_plan.KERNEL_RUN.format(dataset=dataset, system=system)}.json"
-            dirs = gram_dirs(ANYGRAM_CACHE, dataset, system, ANYGRAM)
-            inputs[record] = {"gram": [os.path.relpath(d, RESULTS) for d in dirs]}
-    return inputs
-
-
-def summary_tables():
-    """The tables of the papers' MLflow summary runs: the configured ones, significance, sensitivity, claims."""
-    return sorted({
-        *expand(f"{RESULTS}/tables/{{table}}.csv", table=config["tables"]),
-        *(t for t in extra_targets() if t.endswith(".csv") and os.path.basename(os.path.dirname(t)) == "tables"),
-    })
-
-
 rule track:
     # The only rule that writes to MLflow, one paper after the other, so parallel jobs never lock the store.
     input:
