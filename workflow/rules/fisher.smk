@@ -60,7 +60,7 @@ rule fisher_svm:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1500,
+        mem_mb=2500,  # libsvm's dense Gram matrices: 9603² and 3299 x 9603 doubles
         runtime=10,
     shell:
         "kernbench fisher-svm --system {wildcards.system} --category {wildcards.category} "

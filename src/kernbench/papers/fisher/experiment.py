@@ -248,16 +248,39 @@ def svm_decision(
     ValueError
         On an unknown solver, or libsvm with a loss other than hinge.
     """
+    svm = {"C": C, "solver": solver, "loss": loss, "intercept_scaling": intercept_scaling, "max_iter": max_iter}
+    return svm_decisions(x_train, x_test, {None: y_train}, **svm, seed=seed)[None]
+
+
+def svm_decisions(
+    x_train, x_test, labels: dict, *, C: float, solver: str, loss: str, intercept_scaling: float, max_iter: int,
+    seed: int,
+) -> dict:
+    """:func:`svm_decision` for several label sets on the same rows (libsvm computes the Gram matrices once).
+
+    Parameters
+    ----------
+    x_train, x_test : scipy.sparse.csr_matrix
+    labels : dict
+        Key -> labels of the training rows (bool array).
+    C, solver, loss, intercept_scaling, max_iter, seed
+        See :func:`svm_decision`.
+
+    Returns
+    -------
+    dict
+        Key -> decision values on ``x_test``.
+    """
     if solver == "liblinear":
-        model = make_svm(C=C, loss=loss, intercept_scaling=intercept_scaling, max_iter=max_iter, seed=seed)
-        return model.fit(x_train, y_train).decision_function(x_test)
+        svm = {"C": C, "loss": loss, "intercept_scaling": intercept_scaling, "max_iter": max_iter, "seed": seed}
+        return {key: make_svm(**svm).fit(x_train, y).decision_function(x_test) for key, y in labels.items()}
     if solver != "libsvm":
         raise ValueError(f"fisher.solver = {solver!r}: expected one of {', '.join(SOLVERS)}")
     if loss != "hinge":
         raise ValueError(f"fisher.loss = {loss!r} needs fisher.solver = liblinear; libsvm solves the hinge loss only")
-    model = SVC(kernel="precomputed", C=C, random_state=seed)
-    model.fit(linear_gram(x_train, x_train), y_train)
-    return model.decision_function(linear_gram(x_test, x_train))
+    gram, cross = linear_gram(x_train, x_train), linear_gram(x_test, x_train)
+    return {key: SVC(kernel="precomputed", C=C, random_state=seed).fit(gram, y).decision_function(cross)
+            for key, y in labels.items()}
 
 
 def choose_c(

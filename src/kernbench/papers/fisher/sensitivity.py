@@ -48,7 +48,7 @@ from kernbench.papers.fisher.experiment import (
     depends_on_c,
     feature_counts,
     load_features,
-    run_category,
+    svm_decisions,
     weighted_features,
 )
 from kernbench.report.sensitivity import sensitivity_row
@@ -109,13 +109,14 @@ def ap_reading_rows(defaults: dict, *, resamples: int, seed: int) -> list[dict]:
 def _scores(frame, features, train_ids, test_ids, categories, svm: dict, seed: int) -> dict:
     """Test decision values of one alternative's features, per category, indexed by document id."""
     truth = frame.set_index("id")["label"]
-    out = {}
+    labels = {}
     for category in categories:
         y_train = np.array([category in truth[i] for i in train_ids])
-        y_test = np.array([category in truth[i] for i in test_ids])
-        _, decision = run_category(features.train, features.test, y_train, y_test, **svm, seed=seed)
-        out[category] = pd.Series(decision, index=test_ids)
-    return out
+        if y_train.all() or not y_train.any():
+            raise DataError(f"{category}: the training documents are all in or all out of the category")
+        labels[category] = y_train
+    decisions = svm_decisions(features.train, features.test, labels, **svm, seed=seed)
+    return {category: pd.Series(decision, index=test_ids) for category, decision in decisions.items()}
 
 
 def _rows_against(
