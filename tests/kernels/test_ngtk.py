@@ -117,3 +117,22 @@ def test_west_with_orthogonal_vectors_is_sm():
     np.testing.assert_allclose(
         ngtk_gram(X, variant="west", lam=0.4, vectors=np.eye(5), theta=0.5), ngtk_gram(X, variant="sm", lam=0.4), rtol=1e-14
     )
+
+
+def test_ngtk_west_identical_words_match_without_a_vector():
+    """With ``identical`` a word label matches the same word before the cosine: an unknown word too, and at
+    theta = 1 NGTKwest is NGTKsm."""
+    import numpy as np
+
+    from kernbench.kernels.ngtk import ngtk_gram
+
+    rng = np.random.default_rng(2)
+    vectors = rng.normal(size=(8, 50))
+    vectors[3] = 0.0
+    X = [rng.integers(0, 8, size=rng.integers(1, 7)) for _ in range(10)]
+    sm = ngtk_gram(X, variant="sm", lam=0.4)
+    west = ngtk_gram(X, variant="west", lam=0.4, vectors=vectors, theta=1.0, identical=True)
+    np.testing.assert_allclose(west, sm, rtol=1e-12)
+    plain = ngtk_gram([[3]], [[3]], variant="west", lam=0.4, vectors=vectors, theta=0.5)
+    same = ngtk_gram([[3]], [[3]], variant="west", lam=0.4, vectors=vectors, theta=0.5, identical=True)
+    assert same[0, 0] > plain[0, 0]

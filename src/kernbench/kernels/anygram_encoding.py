@@ -43,8 +43,8 @@ class Encoding:
         Split contractions as GloVe's PTB tokeniser does (``don't`` -> ``do n't``,
         :func:`kernbench.data.semeval14.split_contractions`) before the lookup.
     identical_match : bool
-        ``west``/``wess``: identical tokens (same lookup key, same aspect marking) always match, with
-        similarity 1, also when the word has no vector; without it an unknown word matches nothing.
+        ``west``/``wess`` (and NGTK ``west``): identical tokens (same lookup key, same aspect marking) always
+        match, with similarity 1, also when the word has no vector; without it an unknown word matches nothing.
     aspect_bit : {"raw", "unit"}
         Append the aspect bit to the raw word vector or to the word vector scaled to unit length.
     """

@@ -121,8 +121,9 @@ def _gram_trees(lx, cx, ox, ly, cy, oy, pa, pb, lam, table, use_table, out):
         )
 
 
-def _label_table(labels_x, labels_y, variant, vectors, theta):
-    """Compact word labels and the 0/1 word match table NGTKwest reads (1 x 1 dummy for sm)."""
+def _label_table(labels_x, labels_y, variant, vectors, theta, identical=False):
+    """Compact word labels and the 0/1 word match table NGTKwest reads (1 x 1 dummy for sm); with
+    ``identical`` every word matches itself, also one without a vector."""
     if variant == "sm":
         return labels_x, labels_y, np.zeros((1, 1), dtype=np.uint8)
     if vectors is None or theta is None:
@@ -132,6 +133,8 @@ def _label_table(labels_x, labels_y, variant, vectors, theta):
     if words.size and words.max() >= vectors.shape[0]:
         raise ValueError(f"token ids must lie in [0, {vectors.shape[0]}) to index vectors")
     table = match_table(_unit_rows(vectors[words]), theta).toarray().astype(np.uint8)
+    if identical:
+        np.fill_diagonal(table, 1)
 
     def compact(labels):
         out = labels.copy()
@@ -142,7 +145,8 @@ def _label_table(labels_x, labels_y, variant, vectors, theta):
 
 
 def ngtk_gram(
-    X, Y=None, *, variant: str, lam: float, vectors=None, theta=None, aspect_x=None, aspect_y=None
+    X, Y=None, *, variant: str, lam: float, vectors=None, theta=None, aspect_x=None, aspect_y=None,
+    identical: bool = False,
 ) -> np.ndarray:
     """Gram matrix of the NGTK subset-tree kernel over Figure 1 trees.
 
@@ -160,6 +164,8 @@ def ngtk_gram(
         Cosine threshold (``west``).
     aspect_x, aspect_y : sequence of sequence of int, optional
         Aspect-term masks: ``AT`` replaces ``X`` under those tokens.
+    identical : bool, optional
+        ``west``: a word label always matches the same word (equal id), before the cosine.
 
     Returns
     -------
@@ -176,7 +182,7 @@ def ngtk_gram(
     else:
         Y = list(Y)
         ly, cy, oy = _forest(Y, aspect_y)
-    lx, ly, table = _label_table(lx, ly, variant, vectors, theta)
+    lx, ly, table = _label_table(lx, ly, variant, vectors, theta, identical)
     use = variant == "west"
     nx, ny = ox.size - 1, oy.size - 1
     return _run_pairs(
@@ -194,11 +200,11 @@ def ngtk_kernel(s1, s2, *, variant: str, lam: float, vectors=None, theta=None, a
     )
 
 
-def ngtk_diag(X, *, variant: str, lam: float, vectors=None, theta=None, aspect_x=None) -> np.ndarray:
+def ngtk_diag(X, *, variant: str, lam: float, vectors=None, theta=None, aspect_x=None, identical=False) -> np.ndarray:
     """Self-similarities ``K(x, x)`` of every sentence, for kernel normalisation."""
     X = list(X)
     lx, cx, ox = _forest(X, aspect_x)
-    lx, _, table = _label_table(lx, lx, variant, vectors, theta)
+    lx, _, table = _label_table(lx, lx, variant, vectors, theta, identical)
     idx = np.arange(len(X), dtype=np.int64)
     out = np.zeros(len(X))
     if len(X):

@@ -70,6 +70,8 @@ class _KernelSetting:
             dim = encoder.vectors.shape[1]
             oov = np.zeros((len(encoder.index) - encoder.vectors.shape[0], dim))
             self.kw = {"variant": variant, "lam": lam, "vectors": np.vstack([encoder.vectors, oov]), "theta": theta}
+            if variant == "west":
+                self.kw["identical"] = encoder.encoding.identical_match
 
         self.gram, self._diag = kernel_functions(self.family)
 

@@ -31,12 +31,14 @@ def uses_theta(system: str) -> bool:
 def kernel_encoding(system: str, cfg: dict) -> dict:
     """The encoding keys of the ``anygram`` config ``cfg`` that a system's Gram matrices depend on.
 
-    Every system sees ``split_contractions``; the embedding systems ``AGKwest`` and ``AGKwess`` also
-    ``identical_match`` and ``aspect_bit`` (NGTK compares plain vectors, string match compares ids).
+    Every system sees ``split_contractions``; the embedding systems also ``identical_match``, and
+    ``AGKwest`` and ``AGKwess`` ``aspect_bit`` (NGTK marks aspects by a leaf, string match by ``_AT``).
     """
     keys = ["split_contractions"]
+    if SYSTEMS[system][1] != "sm":
+        keys.append("identical_match")
     if SYSTEMS[system] in (("agk", "west"), ("agk", "wess")):
-        keys += ["identical_match", "aspect_bit"]
+        keys.append("aspect_bit")
     return {k: cfg[k] for k in keys}
 
 
