@@ -311,8 +311,16 @@ def cost_inputs(paper):
     """``{record: {part: [output directories]}}``: the cached jobs whose cost a run of ``paper`` carries in MLflow.
 
     An any-gram SVC run reads the Gram matrices of its kernel settings (one per theta), computed by jobs of
-    their own; their time and memory are logged on the run as ``cost.gram.*`` beside its own job's.
+    their own; their time and memory are logged on the run as ``cost.gram.*`` beside its own job's. A Fisher
+    run's SVM is trained by its system's one job for every category (``cost.svm.*``).
     """
+    if paper == "fisher":
+        from kernbench.papers.fisher import plan as fisher_plan
+
+        return {
+            record: {"svm": [os.path.relpath(os.path.dirname(record), RESULTS)]}
+            for record in fisher_plan.records(config, RESULTS)
+        }
     if paper != "anygram":
         return {}
     from kernbench.papers.anygram.experiment import gram_dirs, planned_runs

@@ -234,6 +234,31 @@ def test_category_without_training_positives_is_a_clear_error(prepared, tmp_path
     assert "all out of the category" in capsys.readouterr().err
 
 
+def test_one_svm_job_trains_every_category_as_separate_jobs_would(prepared, tmp_path):
+    cache, info = tmp_path / "f.npz", tmp_path / "f.json"
+    assert main(["fisher-features", "--system", "ngram-ln", "--prepared", str(prepared), "--params",
+                 json.dumps(PARAMS), "--out", str(cache), "--info", str(info)]) == 0
+    svm = {**SVM, "solver": "libsvm", "loss": "hinge"}
+
+    def svm_job(categories, record, predictions):
+        return main(["fisher-svm", "--system", "ngram-ln", "--category", *categories, "--prepared", str(prepared),
+                     "--features", str(cache), "--features-info", str(info), "--params", json.dumps(svm),
+                     "--seed", "3", "--profile", "smoke", "--record", record, "--predictions", predictions])
+
+    assert svm_job(["grain", "money-fx"], str(tmp_path / "all/{category}.json"),
+                   str(tmp_path / "all/{category}.parquet")) == 0
+    for category in ("grain", "money-fx"):
+        alone = tmp_path / f"alone-{category}.json"
+        assert svm_job([category], str(alone), str(tmp_path / f"alone-{category}.parquet")) == 0
+        together = json.loads((tmp_path / f"all/{category}.json").read_text())
+        assert together["rows"] == json.loads(alone.read_text())["rows"]
+        assert together["rows"][0]["dataset"] == category
+        assert pd.read_parquet(tmp_path / f"all/{category}.parquet")["category"].eq(category).all()
+    # several categories into one record path would overwrite each other
+    assert svm_job(["grain", "money-fx"], str(tmp_path / "one.json"), str(tmp_path / "one.parquet")) == 1
+    assert not (tmp_path / "one.json").exists()
+
+
 def test_features_command_chooses_c_by_cross_validation_and_the_record_keeps_it(prepared, tmp_path):
     cache, info = tmp_path / "f.npz", tmp_path / "f.json"
     cv = {**PARAMS, "c": "cv", "c_grid": [1, 100], "cv_folds": 3, "categories": ["grain", "money-fx"], **SVM}

@@ -41,40 +41,58 @@ def _cmd_features(args) -> None:
 
 
 def _cmd_svm(args) -> None:
+    import argparse
+
     import pandas as pd
 
-    from kernbench.papers.fisher.experiment import evaluate
+    from kernbench.papers.fisher.experiment import evaluate_categories
 
+    _check_svm_paths(args)
     params = json.loads(args.params)
     frame = pd.read_parquet(args.prepared, columns=["id", "split", "label"])
     started = time.perf_counter()
-    rows, predictions = evaluate(frame, args.features, category=args.category, params=params, seed=args.seed)
+    results = evaluate_categories(frame, args.features, categories=args.category, params=params, seed=args.seed)
     elapsed = time.perf_counter() - started
     with open(args.features_info, encoding="utf-8") as handle:
         features_info = json.load(handle)
-    key_params = {**params, "category": args.category, "seed": args.seed, "profile": args.profile}
     # The c of Eq. 2 the features used (None where unused), with fisher.c = cv its cross-validation, and the
     # range of the weighting factor over the training features.
     c_params = {k: features_info[k] for k in ("c", "c_cv", "weights") if k in features_info}
     features = {k: v for k, v in features_info.items() if k not in ("seconds", "c", "c_cv", "weights")}
-    timings = {"features": features_info["seconds"], "fit_predict": elapsed}
+    # One job fits every category on the same Gram matrices; each record carries the job's time.
+    timings = {"features": features_info["seconds"], "fit_predict_all_categories": elapsed}
     grid_choices = None
     if "c_cv" in features_info:
         timings["c_cv"] = features_info["c_cv"]["seconds"]
         grid_choices = {"c": grid_choice(features_info["c"], features_info["c_cv"]["grid"])}
-    record = write_run(
-        args,
-        paper=PAPER,
-        dataset=DATASET,
-        system=args.system,
-        key_params=key_params,
-        params={**key_params, **c_params, "features": features},
-        rows=rows,
-        predictions=predictions,
-        timings=timings,
-        grid_choices=grid_choices,
-    )
-    log.info("%s %s: %s", args.system, args.category, record["metrics"])
+    for category, (rows, predictions) in results.items():
+        paths = argparse.Namespace(record=args.record.format(category=category),
+                                   predictions=args.predictions.format(category=category), threads=args.threads)
+        key_params = {**params, "category": category, "seed": args.seed, "profile": args.profile}
+        record = write_run(
+            paths,
+            paper=PAPER,
+            dataset=DATASET,
+            system=args.system,
+            key_params=key_params,
+            params={**key_params, **c_params, "features": features},
+            rows=rows,
+            predictions=predictions,
+            timings=timings,
+            grid_choices=grid_choices,
+        )
+        log.info("%s %s: %s", args.system, category, record["metrics"])
+
+
+def _check_svm_paths(args) -> None:
+    """Several categories need a ``{category}`` in the record and prediction paths, or they would overwrite each other."""
+    from kernbench.errors import DataError
+
+    if len(args.category) > 1:
+        for name in ("record", "predictions"):
+            if "{category}" not in getattr(args, name):
+                raise DataError(f"fisher-svm --{name} {getattr(args, name)!r} must contain {{category}} when several "
+                                f"categories are given ({', '.join(args.category)})")
 
 
 def _cmd_sensitivity(args) -> None:
@@ -111,9 +129,11 @@ def register(subparsers) -> None:
     p.add_argument("--info", required=True, help="JSON sizes and build time")
     p.set_defaults(func=_cmd_features)
 
-    p = add_plumbing(subparsers, "fisher-svm", "linear SVM for one (system, category); writes its run record")
+    p = add_plumbing(subparsers, "fisher-svm",
+                     "linear SVMs of one system, one per category, on Gram matrices computed once; a run record each")
     add_input_arguments(p, "--system")
-    p.add_argument("--category", required=True, help="Reuters category (one of the top 10)")
+    p.add_argument("--category", required=True, nargs="+",
+                   help="Reuters categories (of the top 10); with several, --record and --predictions hold {category}")
     add_input_arguments(p, "--prepared")
     p.add_argument("--features", required=True, help="feature cache (.npz, written by kernbench fisher-features)")
     p.add_argument("--features-info", required=True, help="JSON sizes of the feature cache (kernbench fisher-features)")

@@ -501,39 +501,66 @@ def run_category(
         x_train, y_train, x_test, C=C, solver=solver, loss=loss, intercept_scaling=intercept_scaling,
         max_iter=max_iter, seed=seed,
     )
+    return _scores(y_test, decision), decision
+
+
+def _scores(y_test: np.ndarray, decision: np.ndarray) -> dict:
+    """The row metrics of one category from its test decision values (the paper's AP thresholds them at 0)."""
     y_pred = decision > 0
     scores = ranking_scores(y_test, decision, y_pred)
     tp = int((y_pred & y_test).sum())
     scores["precision"] = tp / int(y_pred.sum()) if y_pred.any() else 0.0
     scores["recall"] = tp / int(y_test.sum()) if y_test.any() else 0.0
-    return scores, decision
+    return scores
 
 
-def evaluate(frame: pd.DataFrame, features_path, *, category: str, params: dict, seed: int):
-    """Run :func:`run_category` on cached features.
+def evaluate_categories(frame: pd.DataFrame, features_path, *, categories, params: dict, seed: int) -> dict:
+    """One SVM per category on cached features, the Gram matrices computed once for all of them.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The prepared ``reuters`` table (``id``, ``split``, ``label``).
+    features_path : path-like
+        Cache written by :func:`save_features`.
+    categories : sequence of str
+        Reuters categories, one binary task each.
+    params : dict
+        The SVM settings (:data:`SVM_KEYS`).
+    seed : int
+        Random state of the solver.
 
     Returns
     -------
-    rows : list of dict
-        Table rows (``dataset`` is the category, split ``test``).
-    predictions : pandas.DataFrame
-        ``id``, ``split``, ``category``, ``y_true``, ``score``, ``y_pred``.
+    dict
+        Category -> ``(rows, predictions)``: table rows (``dataset`` is the category,
+        split ``test``) and the per-document ``id``, ``split``, ``category``,
+        ``y_true``, ``score``, ``y_pred``.
+
+    Raises
+    ------
+    DataError
+        If a category's training documents are all in it or all out of it.
     """
     x_train, x_test, train_ids, test_ids = load_features(features_path)
-    y_train = _labels(frame, train_ids, category, str(features_path))
-    y_test = _labels(frame, test_ids, category, str(features_path))
-    scores, decision = run_category(
-        x_train, x_test, y_train, y_test, **{k: params[k] for k in SVM_KEYS}, seed=seed
-    )
-    rows = table_rows(category, "test", {m: float(scores[m]) for m in METRICS})
-    predictions = pd.DataFrame(
-        {
-            "id": test_ids,
-            "split": "test",
-            "category": category,
-            "y_true": y_test,
-            "score": decision,
-            "y_pred": decision > 0,
-        }
-    )
-    return rows, predictions
+    y_train = {c: _labels(frame, train_ids, c, str(features_path)) for c in categories}
+    for category, y in y_train.items():
+        if y.all() or not y.any():
+            raise DataError(f"category {category!r}: the training documents are all in or all out of the category; "
+                            "no SVM can be trained")
+    decisions = svm_decisions(x_train, x_test, y_train, **{k: params[k] for k in SVM_KEYS}, seed=seed)
+    out = {}
+    for category in categories:
+        y_test = _labels(frame, test_ids, category, str(features_path))
+        decision = decisions[category]
+        scores = _scores(y_test, decision)
+        rows = table_rows(category, "test", {m: float(scores[m]) for m in METRICS})
+        predictions = pd.DataFrame({"id": test_ids, "split": "test", "category": category, "y_true": y_test,
+                                    "score": decision, "y_pred": decision > 0})
+        out[category] = (rows, predictions)
+    return out
+
+
+def evaluate(frame: pd.DataFrame, features_path, *, category: str, params: dict, seed: int):
+    """:func:`evaluate_categories` of one category: its ``(rows, predictions)``."""
+    return evaluate_categories(frame, features_path, categories=[category], params=params, seed=seed)[category]
