@@ -93,7 +93,7 @@ SENSITIVITY_RULES = ("sensitivity", "lstm_sensitivity_run", "fisher_sensitivity"
 
 @pytest.mark.parametrize(
     ("overrides", "built"),
-    [([], False), (["sensitivity_table=true"], True), (["profile=smoke"], True),
+    [([], True), (["sensitivity_table=false"], False), (["profile=smoke"], True),
      (["profile=smoke", "sensitivity_table=false"], False)],
 )
 def test_the_default_target_builds_the_sensitivity_table_only_where_the_config_asks(tmp_path, overrides, built):
