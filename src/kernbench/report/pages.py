@@ -233,6 +233,13 @@ def results_page(results_md: str) -> str:
     )
 
 
+def _read_results(results_md_path, page: str) -> str:
+    results = Path(results_md_path).read_text(encoding="utf-8")
+    if not results.strip():
+        raise DataError(f"{results_md_path}: empty, nothing to put on the report's {page}")
+    return results
+
+
 def write_results_page(results_md_path, out) -> None:
     """Write :func:`results_page` of ``results.md`` atomically.
 
@@ -241,10 +248,7 @@ def write_results_page(results_md_path, out) -> None:
     DataError
         If ``results.md`` is empty.
     """
-    results = Path(results_md_path).read_text(encoding="utf-8")
-    if not results.strip():
-        raise DataError(f"{results_md_path}: empty, nothing to put on the report's results page")
-    write_text_atomic(out, results_page(results))
+    write_text_atomic(out, results_page(_read_results(results_md_path, "results page")))
 
 
 def write_front_page(intro_path, results_md_path, out) -> None:
@@ -255,7 +259,5 @@ def write_front_page(intro_path, results_md_path, out) -> None:
     DataError
         If ``results.md`` is empty.
     """
-    results = Path(results_md_path).read_text(encoding="utf-8")
-    if not results.strip():
-        raise DataError(f"{results_md_path}: empty, nothing to put on the report's front page")
+    results = _read_results(results_md_path, "front page")
     write_text_atomic(out, front_page_rst(Path(intro_path).read_text(encoding="utf-8"), results))
