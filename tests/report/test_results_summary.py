@@ -30,8 +30,8 @@ def test_table3_rows_carry_dev_test_intervals_and_seed_spread(tmp_path):
             "≈ paper in 95 % CI |") in text
     assert "macro" not in text.split("Table 3", 1)[1]
     # the count of reproduced cells opens the text, before the tables
-    counts = ("Kaljahi & Foster, Table 3 (`tables/anygram.csv`): 4 cells with a paper value: 0 ✓ within tolerance, "
-              "4 ≈ paper in 95 % CI, 0 ✗ outside.")
+    counts = ("Kaljahi & Foster, Table 3 (`tables/anygram.csv`): 2 test cells with a paper value: 0 ✓ within "
+              "tolerance, 2 ≈ paper in 95 % CI, 0 ✗ outside.")
     assert counts in text and text.index(counts) < text.index("| dataset | system |")
     assert "not a reproduction" not in text
 
@@ -40,7 +40,7 @@ def test_a_subsample_profile_says_so_before_any_number(tmp_path):
     _anygram_table(tmp_path)
     text = results_markdown(tmp_path, levels=[0.1], profile="smoke")
     banner = "> **Smoke profile: not a reproduction.**"
-    assert banner in text and text.index(banner) < text.index("cells with a paper value")
+    assert banner in text and text.index(banner) < text.index("test cells with a paper value")
 
 
 def test_no_tables_is_an_error_and_readme_needs_markers(tmp_path):

@@ -155,5 +155,5 @@ def test_each_cell_says_whether_it_reproduces_the_paper(tmp_path):
     assert table["reproduces"].tolist() == ["outside"]
     write_table(table, tmp_path / "t.csv", tmp_path / "t.md")
     md = (tmp_path / "t.md").read_text()
-    assert md.startswith("Cells with a paper value: 1 (0 ✓ within tolerance, 0 ≈ paper in 95 % CI, 1 ✗ outside).")
+    assert md.startswith("Test cells with a paper value: 1 (0 ✓ within tolerance, 0 ≈ paper in 95 % CI, 1 ✗ outside).")
     assert "✗ outside" in md.splitlines()[4]

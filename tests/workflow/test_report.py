@@ -126,7 +126,7 @@ def test_report_from_a_fresh_copy_has_every_table_as_html_and_prints_no_warning(
     # The front page is short: the profile and how many cells reproduce; results.md whole is its own page,
     # its first table row there cell by cell.
     front = _script_value(page, "workflow_desc")
-    assert "Smoke profile: not a reproduction." in front and "cells with a paper value" in front
+    assert "Smoke profile: not a reproduction." in front and "test cells with a paper value" in front
     assert "<table>" not in front and len(front) < 6000
     pages = [e for e in results.values() if e["labels"].get("page")]
     assert len(pages) == 1

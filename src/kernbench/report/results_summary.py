@@ -52,12 +52,12 @@ def _reproduction_lines(tables: Path) -> list[str]:
         total = sum(counts.values())
         if total:
             parts = ", ".join(f"{n} {MARKS[s]}" for s, n in counts.items())
-            lines.append(f"- {paper.caption.split(':')[0]} (`tables/{name}.csv`): {total} cells with a paper value: "
-                         f"{parts}.")
+            lines.append(f"- {paper.caption.split(':')[0]} (`tables/{name}.csv`): {total} test cells with a paper "
+                         f"value: {parts}.")
     if not lines:
         return []
-    return ["**Which cells reproduce** (✓ within the tolerance of the gap section; ≈ outside it, but the paper's "
-            "value lies inside the cell's 95 % interval; ✗ neither):", "", *lines, ""]
+    return ["**Which test cells reproduce** (✓ within the tolerance of the gap section; ≈ outside it, but the "
+            "paper's value lies inside the cell's 95 % interval; ✗ neither):", "", *lines, ""]
 
 
 def results_markdown(tables_dir, *, levels, profile: str, gap_tolerance: dict | None = None, sensitivity=None) -> str:

@@ -57,8 +57,11 @@ def reproduction_status(frame: pd.DataFrame, tolerance: float | None) -> pd.Seri
 
 
 def reproduction_counts(frame: pd.DataFrame) -> dict[str, int]:
-    """How many cells of a table are in each :data:`MARKS` status (cells with a paper value only)."""
-    status = frame["reproduces"].fillna("") if "reproduces" in frame else pd.Series(dtype=str)
+    """How many test cells of a table are in each :data:`MARKS` status (cells with a paper value only)."""
+    if "reproduces" not in frame:
+        return {s: 0 for s in MARKS}
+    test = frame[frame["split"] == "test"] if "split" in frame else frame
+    status = test["reproduces"].fillna("")
     return {s: int((status == s).sum()) for s in MARKS}
 
 
@@ -308,13 +311,13 @@ def write_table(
 
 
 def counts_line(frame: pd.DataFrame) -> str:
-    """A table's opening line: how many of its cells with a paper value reproduce it (empty if none has one)."""
+    """A table's opening line: how many of its test cells with a paper value reproduce it (empty if none has one)."""
     counts = reproduction_counts(frame)
     total = sum(counts.values())
     if not total:
         return ""
     parts = ", ".join(f"{n} {MARKS[s]}" for s, n in counts.items())
-    return f"Cells with a paper value: {total} ({parts}).\n\n"
+    return f"Test cells with a paper value: {total} ({parts}).\n\n"
 
 
 def indistinguishable_systems(
