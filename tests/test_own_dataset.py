@@ -274,7 +274,7 @@ def test_catalog_dataset_runs_baselines_kernels_and_lstm_into_the_tables(tmp_pat
                     "normalize": [True]},
         "lstm": {"datasets": ["toy"], "systems": ["UniLSTM"], "seeds": [1], "max_epochs": 2, "patience": 1,
                  "max_hidden_size": 8, "sensitivity_datasets": []},
-        "uncertainty": {"resamples": 20},
+        "uncertainty": {"resamples": 100},
     }
     config = tmp_path / "own.yaml"
     config.write_text(yaml.safe_dump(partial))
