@@ -185,9 +185,8 @@ def markdown_html(text: str) -> str:
 
 
 #: The front page's pointer to the rest of the report.
-FRONT_POINTER = ("The headline tables beside the papers', the gaps to the papers and what the sensitivity table "
-                 "measured on each gap are under **Results**; every table under **Tables**; each paper's figures "
-                 "under its own category.")
+FRONT_POINTER = ("The tables beside the papers' and the gaps, with what the sensitivity table measured on each: "
+                 "**Results**; every table: **Tables**; the figures: each paper's category.")
 
 
 def front_part(results_md: str) -> str:
