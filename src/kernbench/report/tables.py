@@ -365,3 +365,42 @@ def indistinguishable_systems(
             if agree >= share * len(both):
                 out.append((a, b, agree, len(both)))
     return out
+
+
+def identical_within_a_dataset(frame: pd.DataFrame, *, min_cells: int = 4) -> list[tuple[str, str, str]]:
+    """Pairs of systems with the same value in every cell of one dataset, over more than one split.
+
+    A west system at θ = 1 (only identical tokens match) is its sm system: it gives the same dev and
+    test numbers on that dataset, to the last digit. Two systems that differ cannot do that by chance
+    on several metrics of two splits; on one split alone they can (a perfect ranking on an easy Reuters
+    category), so single-split datasets are not judged.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A table from :func:`build_table` (or read from its CSV).
+    min_cells : int, optional
+        Datasets where a pair shares fewer cells are not judged.
+
+    Returns
+    -------
+    list of (str, str, str)
+        ``(system_a, system_b, dataset)``, sorted.
+    """
+    if "split" not in frame or "dataset" not in frame:
+        return []
+    out = []
+    for dataset, part in frame.groupby("dataset", sort=True):
+        if part["split"].nunique() < 2:
+            continue
+        keys = [c for c in frame.columns if c in KEY and c not in ("system", "dataset")]
+        cells = part.assign(**{k: part[k].astype(str) for k in keys}).pivot_table(
+            index=keys, columns="system", values="value", aggfunc="first"
+        )
+        systems = sorted(cells.columns)
+        for i, a in enumerate(systems):
+            for b in systems[i + 1:]:
+                both = cells[[a, b]].dropna()
+                if len(both) >= min_cells and (both[a] == both[b]).all():
+                    out.append((a, b, str(dataset)))
+    return out
