@@ -317,8 +317,9 @@ def cost_inputs(paper):
     if paper == "fisher":
         from kernbench.papers.fisher import plan as fisher_plan
 
+        # the job's path is its log's under logs/ (benchmarks/jobs/fisher_svm/fisher/svm/<system>.tsv)
         return {
-            record: {"svm": [os.path.relpath(os.path.dirname(record), RESULTS)]}
+            record: {"svm": [f"fisher/svm/{os.path.basename(os.path.dirname(record))}"]}
             for record in fisher_plan.records(config, RESULTS)
         }
     if paper != "anygram":

@@ -60,7 +60,7 @@ rule fisher_svm:
     log:
         f"{LOGS}/fisher/svm/{{system}}.log",
     benchmark:
-        f"{BENCHMARKS}/fisher_svm/runs/fisher/reuters/{{system}}.tsv"
+        f"{BENCHMARKS}/fisher_svm/fisher/svm/{{system}}.tsv"
     wildcard_constraints:
         system="|".join(FISHER["systems"]),
     conda:
