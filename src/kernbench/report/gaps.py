@@ -101,6 +101,15 @@ def _verdict(closes: bool, significant) -> str:
     return " — within the tolerance, but its change's interval includes 0 (not told apart from noise)"
 
 
+def _short_verdict(closes: bool, significant) -> str:
+    """:func:`_verdict` for a table cell."""
+    if not closes:
+        return ""
+    if significant is None or pd.isna(significant):
+        return " (closes; no interval)"
+    return " (closes)" if significant else " (within the tolerance; Δ's interval includes 0)"
+
+
 def _cell_rows(table: str, level: str, cells: pd.DataFrame, alts: pd.DataFrame, tol: float) -> list[dict]:
     out = []
     noise_choices = NOISE_CHOICES.get(table, frozenset())
@@ -215,7 +224,7 @@ def _per_dataset_lines(table: str, rows: pd.DataFrame, tol: float, total: int) -
         else:
             best = measured.loc[measured["gap_alternative"].abs().idxmin()]
             interval = "" if pd.isna(best.ci_low) else f" [{best.ci_low:+.2f}, {best.ci_high:+.2f}]"
-            closes = _verdict(best.closes, best.significant).replace(" — ", " (", 1) + ")" if best.closes else ""
+            closes = _short_verdict(best.closes, best.significant)
             closest = (f"`{best.choice}` = {best.alternative} | {best.value_alternative:.2f} (Δ {best.delta:+.2f}"
                        f"{interval}) | {best.gap_alternative:+.2f}{closes}")
         lines.append(f"| {dataset} | {system} | {first.value:.2f} | {first.paper_value:.2f} | {first.gap:+.2f} | "
