@@ -56,7 +56,7 @@ rule fisher_svm:
         predictions=lambda wildcards: f"{RESULTS}/{fisher_plan.RUN}.predictions.parquet".replace(
             "{system}", wildcards.system
         ),
-        categories=" ".join(FISHER["categories"]),
+        categories=FISHER["categories"],
     log:
         f"{LOGS}/fisher/svm/{{system}}.log",
     benchmark:
@@ -70,7 +70,7 @@ rule fisher_svm:
         mem_mb=2500,  # libsvm's dense Gram matrices: 9603² and 3299 x 9603 doubles
         runtime=30,
     shell:
-        "kernbench fisher-svm --system {wildcards.system} --category {params.categories} "
+        "kernbench fisher-svm --system {wildcards.system} --category {params.categories:q} "
         "--prepared {input.prepared:q} --features {input.features:q} --features-info {input.info:q} "
         "--params {params.settings:q} --seed {params.seed} --profile {params.profile:q} --threads {threads} "
         "--record {params.record:q} --predictions {params.predictions:q} > {log:q} 2>&1"

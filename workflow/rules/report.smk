@@ -59,7 +59,7 @@ rule report_results:
     output:
         report(
             f"{RESULTS}/report/results.html",
-            caption="../report/results_page.rst",
+            caption="../report/summary_page.rst",
             category="Results",
             labels={"page": "the tables beside the papers and the gaps"},
         ),

@@ -99,7 +99,6 @@ rule results_summary:
         levels=json.dumps(config["uncertainty"]["ordinal_xi"]),
         profile=config["profile"],
         gap_tolerance=json.dumps(config["gap_tolerance"], sort_keys=True),
-        sensitivity=" ".join(f"--sensitivity {shlex.quote(path)}" for path in sensitivity_table()),
     log:
         f"{LOGS}/tables/results_summary.log",
     benchmark:
@@ -113,7 +112,8 @@ rule results_summary:
         runtime=5,
     shell:
         "kernbench results-summary --tables-dir {params.tables_dir:q} --levels {params.levels:q} "
-        "--profile {params.profile:q} --gap-tolerance {params.gap_tolerance:q} {params.sensitivity} --out {output:q} "
+        "--profile {params.profile:q} --gap-tolerance {params.gap_tolerance:q} --sensitivity {input.sensitivity:q} "
+        "--out {output:q} "
         "> {log:q} 2>&1"
 
 

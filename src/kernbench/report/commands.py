@@ -280,7 +280,7 @@ def _cmd_summary(args) -> None:
 
     text = results_markdown(
         args.tables_dir, levels=json.loads(args.levels), profile=args.profile,
-        gap_tolerance=json.loads(args.gap_tolerance), sensitivity=args.sensitivity,
+        gap_tolerance=json.loads(args.gap_tolerance), sensitivity=args.sensitivity[0] if args.sensitivity else None,
     )
     write_text_atomic(args.out, text)
 
@@ -301,7 +301,8 @@ def _register_results(subparsers) -> None:
     p.add_argument("--profile", required=True, help="profile the tables come from (named in the text)")
     p.add_argument("--gap-tolerance", default="{}",
                    help='JSON {table: points}: test cells further from the paper are listed with the sensitivity rows')
-    p.add_argument("--sensitivity", help="the run's sensitivity.csv, listed under each gap (left out: not built)")
+    p.add_argument("--sensitivity", nargs="*", default=[],
+                   help="the run's sensitivity.csv, listed under each gap (left out, or no path: not built)")
     p.add_argument("--out", required=True, help="markdown file to write")
     p.set_defaults(func=_cmd_summary)
 
