@@ -280,7 +280,7 @@ def _cmd_summary(args) -> None:
 
     text = results_markdown(
         args.tables_dir, levels=json.loads(args.levels), profile=args.profile,
-        gap_tolerance=json.loads(args.gap_tolerance), sensitivity=args.sensitivity[0] if args.sensitivity else None,
+        gap_tolerance=json.loads(args.gap_tolerance), sensitivity=next((p for p in args.sensitivity if p), None),
     )
     write_text_atomic(args.out, text)
 
