@@ -90,24 +90,33 @@ def _significant(low, high):
     return bool(low > 0 or high < 0)
 
 
-def _verdict(closes: bool, significant) -> str:
-    """How an alternative stands to the gap: closing it is only read as such when its change is not noise."""
+#: How an alternative stands to the gap when it reaches the tolerance: closing it is read as such only when its
+#: change is not noise. Keyed by ``significant`` (None: no interval, as for a mean over datasets); long, short.
+_VERDICTS = {
+    True: ("closes", "closes"),
+    None: ("closes (no interval: a mean over datasets)", "closes; no interval"),
+    False: ("within the tolerance, but its change's interval includes 0 (not told apart from noise)",
+            "within the tolerance; Δ's interval includes 0"),
+}
+
+
+def _verdict_words(closes: bool, significant, *, short: bool) -> str:
     if not closes:
         return ""
-    if significant is None or pd.isna(significant):
-        return " — closes (no interval: a mean over datasets)"
-    if significant:
-        return " — closes"
-    return " — within the tolerance, but its change's interval includes 0 (not told apart from noise)"
+    key = None if significant is None or pd.isna(significant) else bool(significant)
+    return _VERDICTS[key][short]
+
+
+def _verdict(closes: bool, significant) -> str:
+    """The verdict after an alternative's line of the gap section (empty when it does not reach the tolerance)."""
+    words = _verdict_words(closes, significant, short=False)
+    return f" — {words}" if words else ""
 
 
 def _short_verdict(closes: bool, significant) -> str:
     """:func:`_verdict` for a table cell."""
-    if not closes:
-        return ""
-    if significant is None or pd.isna(significant):
-        return " (closes; no interval)"
-    return " (closes)" if significant else " (within the tolerance; Δ's interval includes 0)"
+    words = _verdict_words(closes, significant, short=True)
+    return f" ({words})" if words else ""
 
 
 def _cell_rows(table: str, level: str, cells: pd.DataFrame, alts: pd.DataFrame, tol: float) -> list[dict]:

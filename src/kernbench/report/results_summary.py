@@ -41,7 +41,7 @@ SUBSAMPLE_BANNER = ("> **{profile} profile: not a reproduction.** Every dataset 
 
 def _reproduction_lines(tables: Path) -> list[str]:
     """How many cells of each paper's table reproduce the paper's value, by status."""
-    from kernbench.report.tables import MARKS, reproduction_counts
+    from kernbench.report.tables import counts_text, reproduction_counts
 
     lines = []
     for name, paper in PAPERS.items():
@@ -51,9 +51,8 @@ def _reproduction_lines(tables: Path) -> list[str]:
         counts = reproduction_counts(pd.read_csv(path, keep_default_na=False, na_values=[""]))
         total = sum(counts.values())
         if total:
-            parts = ", ".join(f"{n} {MARKS[s]}" for s, n in counts.items())
             lines.append(f"- {paper.caption.split(':')[0]} (`tables/{name}.csv`): {total} test cells with a paper "
-                         f"value: {parts}.")
+                         f"value: {counts_text(counts)}.")
     if not lines:
         return []
     return ["**Which test cells reproduce** (✓ within the tolerance of the gap section; ≈ outside it, but the "

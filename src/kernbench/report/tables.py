@@ -310,14 +310,18 @@ def write_table(
     write_text_atomic(md_path, counts_line(frame) + to_markdown(shown) + (f"\nPaper values:{notes}\n" if notes else ""))
 
 
+def counts_text(counts: dict[str, int]) -> str:
+    """``"43 ✓ within tolerance, 14 ≈ paper in 95 % CI, 3 ✗ outside"`` of :func:`reproduction_counts`."""
+    return ", ".join(f"{n} {MARKS[s]}" for s, n in counts.items())
+
+
 def counts_line(frame: pd.DataFrame) -> str:
     """A table's opening line: how many of its test cells with a paper value reproduce it (empty if none has one)."""
     counts = reproduction_counts(frame)
     total = sum(counts.values())
     if not total:
         return ""
-    parts = ", ".join(f"{n} {MARKS[s]}" for s, n in counts.items())
-    return f"Test cells with a paper value: {total} ({parts}).\n\n"
+    return f"Test cells with a paper value: {total} ({counts_text(counts)}).\n\n"
 
 
 def indistinguishable_systems(
@@ -350,21 +354,31 @@ def indistinguishable_systems(
     """
     keys = [c for c in frame.columns if c in KEY and c != "system"]
     keys += [c for c in frame.columns if c not in COLUMNS and c not in keys and c != "system"]
-    cells = frame.assign(**{k: frame[k].astype(str) for k in keys}).pivot_table(
+    cells = _system_cells(frame, keys)
+    out = []
+    for a, b, both in _system_pairs(cells, min_cells):
+        scale = np.maximum(abs(both[a]), abs(both[b]))
+        agree = int((abs(both[a] - both[b]) <= rtol * scale).sum())
+        if agree >= share * len(both):
+            out.append((a, b, agree, len(both)))
+    return out
+
+
+def _system_cells(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Values of ``frame`` with one column per system, one row per cell (``keys``)."""
+    return frame.assign(**{k: frame[k].astype(str) for k in keys}).pivot_table(
         index=keys, columns="system", values="value", aggfunc="first"
     )
-    out = []
+
+
+def _system_pairs(cells: pd.DataFrame, min_cells: int):
+    """Each pair of systems of :func:`_system_cells` with the cells both have, where they share ``min_cells``."""
     systems = sorted(cells.columns)
     for i, a in enumerate(systems):
         for b in systems[i + 1:]:
             both = cells[[a, b]].dropna()
-            if len(both) < min_cells:
-                continue
-            scale = np.maximum(abs(both[a]), abs(both[b]))
-            agree = int((abs(both[a] - both[b]) <= rtol * scale).sum())
-            if agree >= share * len(both):
-                out.append((a, b, agree, len(both)))
-    return out
+            if len(both) >= min_cells:
+                yield a, b, both
 
 
 def identical_within_a_dataset(frame: pd.DataFrame, *, min_cells: int = 4) -> list[tuple[str, str, str]]:
@@ -394,13 +408,7 @@ def identical_within_a_dataset(frame: pd.DataFrame, *, min_cells: int = 4) -> li
         if part["split"].nunique() < 2:
             continue
         keys = [c for c in frame.columns if c in KEY and c not in ("system", "dataset")]
-        cells = part.assign(**{k: part[k].astype(str) for k in keys}).pivot_table(
-            index=keys, columns="system", values="value", aggfunc="first"
-        )
-        systems = sorted(cells.columns)
-        for i, a in enumerate(systems):
-            for b in systems[i + 1:]:
-                both = cells[[a, b]].dropna()
-                if len(both) >= min_cells and (both[a] == both[b]).all():
-                    out.append((a, b, str(dataset)))
+        for a, b, both in _system_pairs(_system_cells(part, keys), min_cells):
+            if (both[a] == both[b]).all():
+                out.append((a, b, str(dataset)))
     return out

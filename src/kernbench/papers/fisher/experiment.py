@@ -559,8 +559,3 @@ def evaluate_categories(frame: pd.DataFrame, features_path, *, categories, param
                                     "score": decision, "y_pred": decision > 0})
         out[category] = (rows, predictions)
     return out
-
-
-def evaluate(frame: pd.DataFrame, features_path, *, category: str, params: dict, seed: int):
-    """:func:`evaluate_categories` of one category: its ``(rows, predictions)``."""
-    return evaluate_categories(frame, features_path, categories=[category], params=params, seed=seed)[category]
