@@ -185,3 +185,41 @@ def check_results_dir(path: str | os.PathLike) -> None:
         if parent == current:
             return
         current = parent
+
+
+def check_names(config: dict, key: str, valid, what: str) -> None:
+    """Refuse a config value (or list of values) that is not one of the names a registry declares.
+
+    The schema checks types and bounds; the names valid for a key (systems, datasets, tables) come
+    from the registry that owns them, as scikit-learn validates a kernel name against
+    ``PAIRWISE_KERNEL_FUNCTIONS``.
+
+    Parameters
+    ----------
+    config : dict
+        The workflow config.
+    key : str
+        Dotted path of the key (``"anygram.svm_systems"``); a missing key is not checked.
+    valid : iterable of str
+        The names the registry declares.
+    what : str
+        What the names are, for the message (``"any-gram kernel systems"``).
+
+    Raises
+    ------
+    ConfigError
+        Naming the key, each unknown value and the valid names.
+    """
+    value = config
+    for part in key.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return
+        value = value[part]
+    values = value if isinstance(value, list) else [value]
+    valid = list(valid)
+    unknown = [v for v in values if v not in valid]
+    if unknown:
+        raise ConfigError(
+            f"config: {key} names {', '.join(map(repr, unknown))}, not one of the {what} "
+            f"({', '.join(valid)})"
+        )
