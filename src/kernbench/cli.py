@@ -201,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 @functools.cache
 def cached_parser() -> argparse.ArgumentParser:
-    """:func:`build_parser`, built once per process (a warm worker builds it before forking the jobs)."""
+    """:func:`build_parser`, built once per process."""
     return build_parser()
 
 
@@ -216,10 +216,9 @@ def _command_modules():
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``kernbench`` command ``argv`` (default: ``sys.argv[1:]``) here; return the process exit code.
+    """Run the ``kernbench`` command ``argv`` (default: ``sys.argv[1:]``); return the process exit code.
 
-    The ``kernbench`` entry point is :func:`kernbench.warm_client.main`, which hands the command to the run's
-    warm worker when it has one and calls this otherwise.
+    This is the ``kernbench`` entry point.
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     args = cached_parser().parse_args(argv)

@@ -15,13 +15,18 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def add_run_arguments(parser) -> None:
+def add_run_arguments(parser, *, several_seeds: bool = False) -> None:
     """Add the arguments of every command that writes a run record.
 
     ``--seed``, ``--profile`` and ``--threads`` go into the record (the first two
-    into its run key); ``--record`` and ``--predictions`` are its output paths.
+    into its run key); ``--record`` and ``--predictions`` are its output paths. With
+    ``several_seeds``, ``--seed`` takes one or more seeds, a run (and record) each.
     """
-    parser.add_argument("--seed", type=int, required=True, help="seed of the experiment (goes into the run key)")
+    if several_seeds:
+        parser.add_argument("--seed", type=int, required=True, nargs="+",
+                            help="seeds, one run each (go into the run keys); with several, the output paths hold {seed}")
+    else:
+        parser.add_argument("--seed", type=int, required=True, help="seed of the experiment (goes into the run key)")
     parser.add_argument("--profile", required=True, help="config profile the run belongs to (goes into the run key)")
     add_input_arguments(parser, "--threads")
     parser.add_argument("--record", required=True, help="run record (JSON) to write")

@@ -70,6 +70,36 @@ def _alive(owner: dict) -> bool:
     return abs(started - float(owner["started"])) < 0.01
 
 
+def unclaimed_locks(lockdir: str | os.PathLike) -> list[Path]:
+    """The lock files in ``lockdir`` that no owner file of a live process lists.
+
+    Called as a run starts, after Snakemake took its locks, these are the run's own (another run
+    of the checkout that is still going has recorded its own already).
+
+    Parameters
+    ----------
+    lockdir
+        Snakemake's lock directory (``.snakemake/locks``); a missing directory holds no lock.
+
+    Returns
+    -------
+    list of Path
+        The unclaimed lock files, sorted.
+    """
+    lockdir = Path(lockdir)
+    if not lockdir.is_dir():
+        return []
+    claimed = set()
+    for path in lockdir.glob(f"{OWNER_PREFIX}*.json"):
+        try:
+            owner = json.loads(path.read_text())
+            if _alive(owner) or owner["host"] != socket.gethostname():
+                claimed.update(os.path.basename(name) for name in owner.get("locks", []))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return sorted(p for p in lockdir.glob("*.lock") if p.name not in claimed)
+
+
 def clear_stale_locks(lockdir: str | os.PathLike) -> list[str]:
     """Remove the locks of Snakemake processes of this host that no longer run.
 

@@ -277,17 +277,13 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(smoke_run):
     assert papers["anygram"] >= 6 and papers["fisher"] >= 2 and papers["ordinal"] >= 6
     assert mlflow_runs() == expected  # every run record logged exactly once
 
-    # Every job's command ran in the warm worker, and every benchmark file is joined to its job's log there
-    # (benchmarks/jobs/<rule>/<log path>.tsv), but the throughput benchmark's, a script of its own.
+    # Every job runs its command in its own process, which its benchmark file measures: none is a bare
+    # launcher (a Python that imports numpy and pandas alone takes more than 0.3 s of CPU).
     from kernbench.report.costs import read_benchmarks
 
-    ledger = pd.read_csv(results / "benchmarks/warm_worker.tsv", sep="\t")
-    assert (ledger["status"] == 0).all()
-    logs = Path(os.path.realpath(results / "logs"))
-    logged = {str(Path(os.path.realpath(p)).relative_to(logs).with_suffix("")) for p in ledger["log"]}
     jobs = read_benchmarks(results)
-    assert {str(Path(*Path(job).parts[1:])) for job in jobs["job"]} - logged == {"benchmarks/anygram"}
-    assert len(ledger) >= len(jobs) - 1
+    assert len(jobs) > 50
+    assert (jobs["cpu_s"] > 0.3).all(), jobs.loc[jobs["cpu_s"] <= 0.3, ["job", "cpu_s"]].to_string()
 
     again = snakemake("--config", "profile=smoke", f"results_dir={results}")
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr

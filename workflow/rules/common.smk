@@ -19,9 +19,8 @@ from kernbench.papers import PAPERS
 from kernbench.papers.anygram.kernel_setting import KernelSetting
 from kernbench.config_check import check_results_dir, integers_as_int, typed_overrides
 from kernbench.provenance import config_hash
-from kernbench.workflow_lock import claim_results_dir, clear_stale_locks, record_owner, release_results_dir
+from kernbench.workflow_lock import claim_results_dir, clear_stale_locks, record_owner, release_results_dir, unclaimed_locks
 from kernbench.workflow_signals import interruption_message, remember_interrupts
-from kernbench import warm_client, warm_worker
 
 
 with open(os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")) as _schema:
@@ -86,39 +85,21 @@ os.environ["KERNBENCH_CONFIG_HASH"] = config_hash(config)
 # process that no longer runs on this host are removed here, so rerunning the same command resumes.
 SNAKEMAKE_LOCKS = os.path.abspath(os.path.join(".snakemake", "locks"))
 RUN_RECORD = []  # this run's record in <results_dir>/.kernbench-runs, once claimed
-WARM_WORKER = []  # (process, socket path) of this run's warm worker, once started
 for _message in clear_stale_locks(SNAKEMAKE_LOCKS):
     print(f"kernbench: {_message}", file=sys.stderr)
 
 
 onstart:
-    # The lock files this process took (file persistence; other backends keep their own locks).
-    _taken = list(getattr(workflow.persistence, "_lockfile", {}).values())
+    # The lock files Snakemake took for this run: those in the lock directory that no live run claims.
+    _taken = unclaimed_locks(SNAKEMAKE_LOCKS)
     if _taken:
         record_owner(SNAKEMAKE_LOCKS, _taken)
     # Snakemake's locks are per checkout; a second clone writing into the same results_dir is refused here.
     RUN_RECORD.append(claim_results_dir(RESULTS, os.getcwd()))
     remember_interrupts()
-    # A local run needs no limit on job submissions. Snakemake's default one (100 jobs per second) makes every
-    # scheduling pass that leaves a ready job waiting arm a timer for another pass a second later, so the
-    # passes multiply while jobs queue for the cores: more than a hundred per second an hour into a full run,
-    # a seventh of a core. Without the limiter, the scheduler runs when a job ends, as before the limiter.
-    if workflow.local_exec:
-        workflow.scheduler.job_rate_limiter = None
-    # Jobs run here (not on a cluster) hand their command to one warm process (kernbench.warm_worker).
-    if config["warm_worker"] and workflow.local_exec:
-        WARM_WORKER.append(warm_worker.start(RESULTS))
-        os.environ[warm_client.SOCKET_ENV] = WARM_WORKER[0][1]
-
-
-def _stop_warm_worker():
-    if WARM_WORKER:
-        os.environ.pop(warm_client.SOCKET_ENV, None)
-        warm_worker.stop(*WARM_WORKER.pop())
 
 
 onsuccess:
-    _stop_warm_worker()
     release_results_dir(RUN_RECORD[0] if RUN_RECORD else None)
     print(
         closing_message(
@@ -132,7 +113,6 @@ onsuccess:
 
 
 onerror:
-    _stop_warm_worker()
     release_results_dir(RUN_RECORD[0] if RUN_RECORD else None)
     if interruption_message():
         print(f"kernbench: {interruption_message()}", file=sys.stderr)
@@ -325,9 +305,16 @@ def cost_inputs(paper):
     if paper != "anygram":
         return {}
     from kernbench.papers.anygram.experiment import gram_dirs, planned_runs
+    from kernbench.papers.anygram.lstm import planned_runs as lstm_runs
 
     svm_systems = set(ANYGRAM_SVM_SYSTEMS.split("|"))
-    inputs = {}
+    # an LSTM job trains every seed of its (dataset, system): benchmarks/jobs/lstm/<LSTM_JOB>.tsv
+    inputs = {
+        f"{RESULTS}/{anygram_plan.LSTM_RUN.format(dataset=d, system=s, seed=seed)}.json": {
+            "lstm": [LSTM_JOB.format(dataset=d, system=s)]
+        }
+        for d, s, seed in lstm_runs(config)
+    }
     for dataset, system in planned_runs(config):
         if system in svm_systems:
             record = f"{RESULTS}/{anygram_plan.KERNEL_RUN.format(dataset=dataset, system=system)}.json"

@@ -1,6 +1,25 @@
-# UniLSTM / BiLSTM baselines of the any-gram paper (Section 5.2, Table 4): one job per (dataset, system, seed).
+# UniLSTM / BiLSTM baselines of the any-gram paper (Section 5.2, Table 4): one job per (dataset, system) trains a model
+# per seed, so that TensorFlow is loaded once for the seeds (the same models as one process per seed).
 from kernbench.papers.anygram import plan as anygram_plan
 from kernbench.papers.anygram.lstm import SYSTEMS as LSTM_SYSTEMS, resolve_settings as resolve_lstm_settings
+
+LSTM_SEEDS = " ".join(str(seed) for seed in config["lstm"]["seeds"])
+# A job's log and benchmark file: its runs' path without the seed (runs/anygram/<dataset>/lstm/<system>).
+LSTM_JOB = anygram_plan.LSTM_RUN.replace("_seed{seed}", "")
+
+
+def lstm_seed_paths(pattern):
+    """``pattern`` (holding ``{seed}``) for every configured seed; the other wildcards stay."""
+    return expand(pattern, seed=config["lstm"]["seeds"], allow_missing=True)
+
+
+def lstm_seed_templates(stem):
+    """The ``--record``/``--predictions``/``--model`` arguments of a job: ``stem`` with ``{seed}`` left for the command."""
+    def templates(wildcards):
+        run = stem.replace("{seed}", "{{seed}}").format(**dict(wildcards.items()))
+        return {"record": f"{run}.json", "predictions": f"{run}.predictions.parquet", "model": f"{run}.keras"}
+
+    return templates
 
 
 rule lstm:
@@ -8,16 +27,18 @@ rule lstm:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         embeddings=lambda wc: embeddings_for(wc.dataset),
     output:
-        record=f"{RESULTS}/{anygram_plan.LSTM_RUN}.json",
-        predictions=f"{RESULTS}/{anygram_plan.LSTM_RUN}.predictions.parquet",
-        model=f"{RESULTS}/{anygram_plan.LSTM_RUN}.keras",
+        records=lstm_seed_paths(f"{RESULTS}/{anygram_plan.LSTM_RUN}.json"),
+        predictions=lstm_seed_paths(f"{RESULTS}/{anygram_plan.LSTM_RUN}.predictions.parquet"),
+        models=lstm_seed_paths(f"{RESULTS}/{anygram_plan.LSTM_RUN}.keras"),
     params:
         settings=lambda wc: json.dumps(resolve_lstm_settings(LSTM_CONFIG, wc.dataset, wc.system), sort_keys=True),
         profile=config["profile"],
+        templates=lstm_seed_templates(f"{RESULTS}/{anygram_plan.LSTM_RUN}"),
+        seeds=LSTM_SEEDS,
     log:
-        f"{LOGS}/{anygram_plan.LSTM_RUN}.log",
+        f"{LOGS}/{LSTM_JOB}.log",
     benchmark:
-        f"{BENCHMARKS}/lstm/{anygram_plan.LSTM_RUN}.tsv"
+        f"{BENCHMARKS}/lstm/{LSTM_JOB}.tsv"
     wildcard_constraints:
         dataset="|".join(TOKENISED),
         system="|".join(LSTM_SYSTEMS),
@@ -30,16 +51,17 @@ rule lstm:
         mem_mb=3000,
         runtime=120,
     shell:
-        "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {wildcards.seed} "
+        "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {params.seeds} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
-        "--profile {params.profile:q} --threads {threads} "
-        "--record {output.record:q} --predictions {output.predictions:q} --model {output.model:q} > {log:q} 2>&1"
+        "--profile {params.profile:q} --threads {threads} --record {params.templates[record]:q} "
+        "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} > {log:q} 2>&1"
 
 
 # Sensitivity rows of the LSTMs (tables/sensitivity.csv): every system and seed retrained with the alternative of
-# each open choice (anygram_plan.LSTM_CHOICES), one job per run as in the main table; the default side is the main
-# runs' predictions.
+# each open choice (anygram_plan.LSTM_CHOICES), one job per (choice, dataset, system) as in the main table; the default
+# side is the main runs' predictions.
 LSTM_SENS_RUNS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY_RUN}"
+LSTM_SENSITIVITY_JOB = anygram_plan.LSTM_SENSITIVITY_RUN.replace("_seed{seed}", "")
 LSTM_SENS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY}"
 
 
@@ -48,9 +70,9 @@ rule lstm_sensitivity_run:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         embeddings=lambda wc: embeddings_for(wc.dataset),
     output:
-        record=f"{LSTM_SENS_RUNS}.json",
-        predictions=f"{LSTM_SENS_RUNS}.predictions.parquet",
-        model=f"{LSTM_SENS_RUNS}.keras",
+        records=lstm_seed_paths(f"{LSTM_SENS_RUNS}.json"),
+        predictions=lstm_seed_paths(f"{LSTM_SENS_RUNS}.predictions.parquet"),
+        models=lstm_seed_paths(f"{LSTM_SENS_RUNS}.keras"),
     params:
         settings=lambda wc: json.dumps(
             {
@@ -60,10 +82,12 @@ rule lstm_sensitivity_run:
             sort_keys=True,
         ),
         profile=config["profile"],
+        templates=lstm_seed_templates(LSTM_SENS_RUNS),
+        seeds=LSTM_SEEDS,
     log:
-        f"{LOGS}/{anygram_plan.LSTM_SENSITIVITY_RUN}.log",
+        f"{LOGS}/{LSTM_SENSITIVITY_JOB}.log",
     benchmark:
-        f"{BENCHMARKS}/lstm_sensitivity_run/{anygram_plan.LSTM_SENSITIVITY_RUN}.tsv"
+        f"{BENCHMARKS}/lstm_sensitivity_run/{LSTM_SENSITIVITY_JOB}.tsv"
     wildcard_constraints:
         choice="|".join(anygram_plan.LSTM_CHOICES),
         dataset="|".join(TOKENISED),
@@ -76,10 +100,10 @@ rule lstm_sensitivity_run:
         mem_mb=3000,
         runtime=120,
     shell:
-        "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {wildcards.seed} "
+        "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {params.seeds} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
-        "--profile {params.profile:q} --threads {threads} --table sensitivity "
-        "--record {output.record:q} --predictions {output.predictions:q} --model {output.model:q} > {log:q} 2>&1"
+        "--profile {params.profile:q} --threads {threads} --table sensitivity --record {params.templates[record]:q} "
+        "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} > {log:q} 2>&1"
 
 
 rule lstm_sensitivity_dataset:

@@ -9,17 +9,10 @@ first 15 s, then every 30 s), so up to 30 s at the end of a longer job go uncoun
 :func:`critical_chain` reads
 when each job ended (Snakemake writes the benchmark file as the job ends) and
 follows the jobs that held the run's end back.
-
-In a run with a warm worker (:mod:`kernbench.warm_worker`), a job's command runs in a
-fork of the worker, which Snakemake's benchmark does not see; the worker's ledger
-(``benchmarks/warm_worker.tsv``) gives that child's CPU seconds and peak memory, and
-:func:`read_benchmarks` adds them to the job. A job's benchmark file is
-``<rule>/<its log path under logs/, without .log>.tsv``, which is how the two are joined.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -61,48 +54,7 @@ def read_benchmarks(results_dir) -> pd.DataFrame:
     if not rows:
         raise DataError(f"{results_dir}: no benchmark files under benchmarks/jobs (run the workflow first)")
     jobs = pd.DataFrame(rows, columns=["rule", "job", "wall_s", "cpu_s", "rss_mb", "end"])
-    return _with_warm_worker(jobs, Path(results_dir))
-
-
-#: Seconds between a worker child's end and its job's benchmark file for the two to be joined.
-WORKER_MATCH_S = 30.0
-
-
-def _with_warm_worker(jobs: pd.DataFrame, results_dir: Path) -> pd.DataFrame:
-    """Add the CPU seconds and peak memory of the jobs' warm-worker children (the ledger's rows) to ``jobs``."""
-    ledger_path = results_dir / "benchmarks" / "warm_worker.tsv"
-    if not ledger_path.exists():
-        return jobs
-    ledger = pd.read_csv(ledger_path, sep="\t")
-    missing = {"log", "start", "wall_s", "cpu_s", "max_rss_mb"} - set(ledger.columns)
-    if missing:
-        raise DataError(f"{ledger_path}: not a warm-worker ledger (lacks {', '.join(sorted(missing))})")
-    logs = Path(os.path.realpath(results_dir / "logs"))
-    ledger["key"] = [_log_key(path, logs) for path in ledger["log"]]
-    ledger["end"] = ledger["start"] + ledger["wall_s"]
-    by_key = {key: rows for key, rows in ledger.dropna(subset=["key"]).groupby("key")}
-    jobs = jobs.copy()
-    for index, job in jobs.iterrows():
-        parts = Path(job["job"]).parts
-        candidates = by_key.get(str(Path(*parts[1:])) if len(parts) > 1 else None)
-        if candidates is None:
-            continue
-        gap = (candidates["end"] - job["end"]).abs()
-        if gap.min() > WORKER_MATCH_S:
-            continue
-        child = candidates.loc[gap.idxmin()]
-        jobs.loc[index, "cpu_s"] = job["cpu_s"] + float(child["cpu_s"])
-        jobs.loc[index, "rss_mb"] = max(job["rss_mb"], float(child["max_rss_mb"]))
     return jobs
-
-
-def _log_key(path: str, logs: Path) -> str | None:
-    """A ledger row's log path relative to the run's ``logs/``, without ``.log``; None for another file."""
-    try:
-        relative = Path(os.path.realpath(path)).relative_to(logs)
-    except ValueError:
-        return None
-    return str(relative.with_suffix("")) if relative.suffix == ".log" else None
 
 
 def cost_table(jobs: pd.DataFrame) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""``kernbench lstm``: train one UniLSTM / BiLSTM (dataset, system, seed) and write its run record."""
+"""``kernbench lstm``: train the UniLSTM / BiLSTM of one dataset and system, one model per seed, and write their run records."""
 
 from __future__ import annotations
 
@@ -29,23 +29,40 @@ def save_model_atomic(model, target: str | Path) -> None:
 
 
 def _cmd_lstm(args) -> None:
+    import argparse
+
     import pandas as pd
 
     from kernbench.catalog import DATASETS
     from kernbench.data.embeddings import load_embeddings
     from kernbench.errors import DataError
-    from kernbench.papers.anygram.lstm import HYPERPARAMETERS, TRAINING_SETTINGS, configure_tensorflow, train_lstm
-    from kernbench.runs import write_run
+    from kernbench.papers.anygram.lstm import HYPERPARAMETERS, TRAINING_SETTINGS, configure_tensorflow
 
-    started, cpu_started = time.perf_counter(), time.process_time()
+    outputs = ("record", "predictions", "model")
+    if len(args.seed) > 1:
+        for name in outputs:
+            if "{seed}" not in getattr(args, name):
+                raise DataError(f"lstm --{name} {getattr(args, name)!r} must contain {{seed}} when several seeds are "
+                                f"given ({', '.join(map(str, args.seed))})")
     configure_tensorflow(args.threads)
-    spec = DATASETS[args.dataset]
     settings = json.loads(args.settings)
     missing = [k for k in (*HYPERPARAMETERS, *TRAINING_SETTINGS) if k not in settings]
     if missing:
         raise DataError(f"--settings lacks {', '.join(missing)}")
     frame = pd.read_parquet(args.prepared)
     emb = load_embeddings(args.embeddings)
+    for seed in args.seed:
+        paths = {name: getattr(args, name).format(seed=seed) for name in outputs}
+        run = argparse.Namespace(**{**vars(args), "seed": seed, **paths})
+        _train_one(run, DATASETS[args.dataset], settings, frame, emb)
+
+
+def _train_one(args, spec, settings: dict, frame, emb) -> None:
+    """Train the model of one seed (``args.seed``) and write its record, predictions and model."""
+    from kernbench.papers.anygram.lstm import train_lstm
+    from kernbench.runs import write_run
+
+    started, cpu_started = time.perf_counter(), time.process_time()
     vectors = emb.vectors
     result = train_lstm(
         frame, emb.words, vectors, cased=emb.cased, system=args.system, settings=settings, seed=args.seed,
@@ -67,7 +84,7 @@ def _cmd_lstm(args) -> None:
         timings={
             **result.timings,
             "total": time.perf_counter() - started,
-            "cpu": time.process_time() - cpu_started,  # all threads, this command without the interpreter start-up
+            "cpu": time.process_time() - cpu_started,  # all threads, this seed's model without the process start-up
         },
         predictions=result.predictions,
         artifacts=[args.model],
@@ -88,15 +105,15 @@ def register(subparsers) -> None:
     """Add the ``lstm`` subcommand."""
     from kernbench.catalog import TOKENISED
 
-    p = add_plumbing(subparsers, "lstm", "train a UniLSTM / BiLSTM baseline and write its run record")
+    p = add_plumbing(subparsers, "lstm", "train UniLSTM / BiLSTM baselines, one per seed, and write their run records")
     p.add_argument("--dataset", required=True, choices=TOKENISED, help="dataset name, as in config.yaml's datasets")
     p.add_argument("--system", required=True, choices=["UniLSTM", "BiLSTM"],
                    help="system name, as in the paper's table")
     add_input_arguments(p, "--prepared")
     p.add_argument("--embeddings", required=True, help="npz with `words`, `vectors` and `cased`")
     p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs, patience, trainable_embeddings and bucket_batches")
-    add_run_arguments(p)
-    p.add_argument("--model", required=True, help="where to save the trained model (.keras)")
+    add_run_arguments(p, several_seeds=True)
+    p.add_argument("--model", required=True, help="where to save the trained model (.keras); with several seeds, holds {seed}")
     p.add_argument("--table", default="anygram", choices=["anygram", "sensitivity"],
                    help="the table the run belongs to: Table 3, or only a row of the sensitivity table")
     p.set_defaults(func=_cmd_lstm)
