@@ -147,9 +147,12 @@ def test_failed_archive_download_leaves_no_temporary_file(tmp_path, monkeypatch)
     not_a_zip.write_bytes(b"this is not a zip archive")
     entry = RawFile("sst/train.txt", 10, "0" * 64, (Download(not_a_zip.as_uri(), "trees/train.txt"),))
     dest = tmp_path / "raw"
-    archives = {}
     with pytest.raises(FetchError, match="trees.zip"):
-        fetch_file(entry, mirror=tmp_path / "empty", dest_dir=dest, source="test", archives=archives)
-    assert archives == {}
+        fetch_file(entry, mirror=tmp_path / "empty", dest_dir=dest, source="test", retries=0)
     assert list(system_tmp.iterdir()) == []
+    assert [p for p in dest.rglob("*") if p.is_file()] == []
+    # A dataset's shared download directory keeps no failed archive for the next file to open.
+    shared = dest / ".sst.downloads"
+    with pytest.raises(FetchError, match="trees.zip"):
+        fetch_file(entry, mirror=tmp_path / "empty", dest_dir=dest, source="test", retries=0, cache=shared)
     assert [p for p in dest.rglob("*") if p.is_file()] == []

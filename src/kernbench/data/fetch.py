@@ -1,25 +1,33 @@
 """Fetch raw files: from the local mirror first, else from their public downloads; sha256 either way.
 
+Downloads go through pooch (retries, a progress bar on stderr, the registered sha256 of a file downloaded
+as itself, ``Unzip``/``Untar`` for a file inside an archive) into a hidden cache directory beside the raw
+files, which is removed once the dataset is fetched or has failed.
 A catalog dataset's file (``RawFile.local``) is copied from where the config says it is, and from nowhere else.
 """
 
 from __future__ import annotations
 
-import glob
+import hashlib
 import logging
 import shutil
 import tarfile
-import tempfile
-import urllib.error
-import urllib.request
 import zipfile
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
+from urllib.request import url2pathname
 
-from kernbench.data.registry import RawDataset, RawFile
+import pooch
+import requests
+
+from kernbench.data.registry import Download, RawDataset, RawFile
 from kernbench.errors import DataError, FetchError
 from kernbench.fileio import atomic_path, sha256_of
 
 log = logging.getLogger(__name__)
+
+#: Further attempts at one URL after a network error or a checksum mismatch (pooch waits 1 s, then 2 s, ...).
+RETRIES = 2
 
 
 def verify(path: Path, expected: RawFile, *, origin: str) -> None:
@@ -53,22 +61,44 @@ def verify(path: Path, expected: RawFile, *, origin: str) -> None:
         )
 
 
-def _extract_member(archive: Path, member: str, target: Path) -> None:
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as zf, zf.open(member) as src, open(target, "wb") as dst:
-            shutil.copyfileobj(src, dst)
-        return
-    with tarfile.open(archive) as tf:
-        src = tf.extractfile(member)
-        if src is None:
-            raise DataError(f"{archive}: {member} is not a regular file in the archive")
-        with src, open(target, "wb") as dst:
-            shutil.copyfileobj(src, dst)
+def _file_url(url: str, output_file: str, pooch_obj: pooch.Pooch | None) -> None:
+    """Pooch downloader for ``file://`` URLs (a local copy named in the config), which pooch does not handle."""
+    shutil.copyfile(url2pathname(unquote(urlsplit(url).path)), output_file)
 
 
-def _download(url: str, target: Path, *, timeout: float) -> None:
-    with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as dst:
-        shutil.copyfileobj(response, dst)
+def _downloader(url: str, *, timeout: float):
+    scheme = urlsplit(url).scheme
+    if scheme in ("http", "https"):
+        return pooch.HTTPDownloader(progressbar=True, timeout=timeout)
+    if scheme == "file":
+        return _file_url
+    return pooch.choose_downloader(url, progressbar=True)
+
+
+def _cache_name(url: str) -> str:
+    """Name of a download in the cache: one per URL, ending in the URL's file name."""
+    return f"{hashlib.sha256(url.encode()).hexdigest()[:16]}-{unquote(Path(urlsplit(url).path).name)}"
+
+
+def _download(entry: RawFile, download: Download, *, cache: Path, retries: int, timeout: float) -> Path:
+    """Download ``entry`` (or the archive holding it) into ``cache`` with pooch; return the file itself."""
+    name = _cache_name(download.url)
+    # The registered digest is that of the file, so an archive is downloaded unchecked and its member verified.
+    known_hash = f"sha256:{entry.sha256}" if download.member is None else None
+    store = pooch.create(
+        path=cache, base_url="", registry={name: known_hash}, urls={name: download.url}, retry_if_failed=retries
+    )
+    downloader = _downloader(download.url, timeout=timeout)
+    downloaded = Path(store.fetch(name, downloader=downloader))
+    if download.member is None:
+        return downloaded
+    extract = pooch.Unzip if zipfile.is_zipfile(downloaded) else pooch.Untar
+    # Fetched again, the archive is found in the cache and only extracted.
+    store.fetch(name, processor=extract(members=[download.member], extract_dir=f"{name}.members"))
+    member = cache / f"{name}.members" / download.member
+    if not member.is_file():
+        raise DataError(f"{download.member} is not a file in the archive")
+    return member
 
 
 def copy_local(entry: RawFile, *, dest_dir: Path, source: str) -> Path:
@@ -119,12 +149,13 @@ def fetch_file(
     source: str,
     allow_download: bool = True,
     timeout: float = 30.0,
-    archives: dict[str, Path] | None = None,
+    retries: int = RETRIES,
+    cache: Path | None = None,
 ) -> Path:
     """Place one verified raw file at ``dest_dir / entry.path``.
 
-    The mirror copy is used when present; otherwise each URL is tried in turn.
-    A catalog dataset's file (``entry.local``) is copied by :func:`copy_local` instead.
+    The mirror copy is used when present; otherwise each URL is tried in turn, each up to ``1 + retries``
+    times. A catalog dataset's file (``entry.local``) is copied by :func:`copy_local` instead.
     The destination appears only once the file is complete and verified.
 
     Parameters
@@ -140,9 +171,12 @@ def fetch_file(
     allow_download : bool, optional
         Whether to try the registered downloads when the mirror lacks the file.
     timeout : float, optional
-        Network timeout in seconds per URL.
-    archives : dict, optional
-        Cache of downloaded archives by URL, shared across the files of one dataset.
+        Network timeout in seconds per request.
+    retries : int, optional
+        Further attempts at a URL after a network error or a checksum mismatch.
+    cache : pathlib.Path, optional
+        Download directory shared by the files of one dataset, so that an archive is downloaded once; the
+        caller removes it. Without one, a hidden directory beside the target is used and removed.
 
     Returns
     -------
@@ -169,35 +203,31 @@ def fetch_file(
 
     failures = []
     if allow_download and entry.downloads:
-        archives = {} if archives is None else archives
-        for download in entry.downloads:
-            url = download.url
-            try:
-                with atomic_path(target) as tmp:
-                    if download.member is None:
-                        _download(url, tmp, timeout=timeout)
-                    else:
-                        if url not in archives:
-                            # Beside the raw files, hidden like every partial output, not in the system's /tmp;
-                            # one left by a killed fetch of this dataset goes first.
-                            for stale in target.parent.glob(f".{glob.escape(Path(url).name)}.*.tmp"):
-                                stale.unlink(missing_ok=True)
-                            fd = tempfile.NamedTemporaryFile(
-                                delete=False, dir=target.parent, prefix=f".{Path(url).name}.", suffix=".tmp"
-                            )
-                            fd.close()
-                            archives[url] = Path(fd.name)
-                            _download(url, archives[url], timeout=timeout)
-                        _extract_member(archives[url], download.member, tmp)
-                    verify(tmp, entry, origin=url)
-                log.info("downloaded %s from %s", entry.path, url)
-                return target
-            except (urllib.error.URLError, OSError, KeyError, tarfile.TarError, zipfile.BadZipFile, DataError) as exc:
-                # A wrong checksum at one location is no reason not to try the next.
-                failed = archives.pop(url, None)
-                if failed is not None:
-                    failed.unlink(missing_ok=True)
-                failures.append(f"{url}: {exc}")
+        own_cache = cache is None
+        if own_cache:
+            # Only one job writes a given target (Snakemake locks it): a cache found here is a killed fetch's.
+            cache = target.parent / f".{target.name}.downloads"
+            shutil.rmtree(cache, ignore_errors=True)
+        try:
+            for download in entry.downloads:
+                origin = download.url if download.member is None else f"{download.member} in {download.url}"
+                try:
+                    found = _download(entry, download, cache=cache, retries=retries, timeout=timeout)
+                    with atomic_path(target) as tmp:
+                        shutil.copyfile(found, tmp)
+                        verify(tmp, entry, origin=origin)
+                    log.info("downloaded %s from %s", entry.path, origin)
+                    return target
+                except (requests.RequestException, ValueError, OSError, tarfile.TarError, zipfile.BadZipFile,
+                        DataError) as exc:
+                    # A wrong checksum at one location is no reason not to try the next; the failed download
+                    # goes, so that a cache shared by the dataset holds only what may be used again.
+                    (cache / _cache_name(download.url)).unlink(missing_ok=True)
+                    shutil.rmtree(cache / f"{_cache_name(download.url)}.members", ignore_errors=True)
+                    failures.append(f"{origin}: {exc}")
+        finally:
+            if own_cache:
+                shutil.rmtree(cache, ignore_errors=True)
     where = "; ".join(failures) if failures else (
         "downloads disabled (data.download: false)" if entry.downloads else "it has no public download URL"
     )
@@ -214,6 +244,7 @@ def fetch_dataset(
     dest_dir: Path,
     allow_download: bool = True,
     timeout: float = 30.0,
+    retries: int = RETRIES,
 ) -> list[Path]:
     """Fetch and verify every file of a raw dataset; all or nothing.
 
@@ -226,7 +257,9 @@ def fetch_dataset(
     allow_download : bool, optional
         Whether the registered downloads may be used when the mirror lacks a file.
     timeout : float, optional
-        Network timeout per URL in seconds.
+        Network timeout per request in seconds.
+    retries : int, optional
+        Further attempts at a URL after a network error or a checksum mismatch.
 
     Returns
     -------
@@ -238,8 +271,10 @@ def fetch_dataset(
     DataError
         If any file fails; files fetched by this call are removed again.
     """
+    # Hidden beside the raw files, like every partial output; one left by a killed fetch of this dataset goes first.
+    cache = Path(dest_dir) / f".{dataset.name}.downloads"
+    shutil.rmtree(cache, ignore_errors=True)
     done: list[Path] = []
-    archives: dict[str, Path] = {}
     try:
         for entry in dataset.files:
             done.append(
@@ -250,7 +285,8 @@ def fetch_dataset(
                     source=dataset.source,
                     allow_download=allow_download,
                     timeout=timeout,
-                    archives=archives,
+                    retries=retries,
+                    cache=cache,
                 )
             )
     except BaseException:
@@ -258,6 +294,5 @@ def fetch_dataset(
             path.unlink(missing_ok=True)
         raise
     finally:
-        for archive in archives.values():
-            archive.unlink(missing_ok=True)
+        shutil.rmtree(cache, ignore_errors=True)
     return done
