@@ -45,6 +45,12 @@ def _apply_profile(cfg):
 
 config.update(_apply_profile(config))
 validate(config, schema="../schemas/config.schema.yaml")
+# The config's lists of kernel systems name systems of the any-gram registry (the schema checks only their types).
+from kernbench.config_check import check_names
+from kernbench.papers.anygram.systems import config_names as anygram_config_names
+
+for _key, _valid in anygram_config_names().items():
+    check_names(config, _key, _valid, "kernel systems it may name")
 # JSON Schema takes 1000.0 (`--config seed=1e3`) as an integer; the commands need it written 1000.
 config.update(integers_as_int(config, CONFIG_SCHEMA))
 
