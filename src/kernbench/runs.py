@@ -40,7 +40,7 @@ INPUT_ARGUMENTS = {
     "--prepared": {"required": True, "help": "prepared dataset .parquet (kernbench prepare)"},
     "--embeddings": {"required": True, "help": "embeddings .npz (kernbench embeddings)"},
     "--threads": {"type": int, "default": 1, "help": "threads the job may use (numba, BLAS)"},
-    "--cased-sm": {"action": "store_true", "help": "AGKsm: match tokens as written, not lower-cased"},
+    "--cased-sm": {"action": "store_true", "help": "string match: match tokens as written, not lower-cased"},
     "--records": {"nargs": "+", "required": True, "help": "run records (JSON) to read"},
 }
 
