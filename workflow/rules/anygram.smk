@@ -1,21 +1,26 @@
-# Any-gram kernels and NGTK of Kaljahi & Foster (Table 3 kernel rows): cached Gram jobs, SVC jobs, throughput.
+# Kernel systems of Kaljahi & Foster (Table 3 kernel rows): cached Gram jobs, SVC jobs, throughput.
+# The systems, and what each depends on, are those of the registry kernbench.papers.anygram.systems.
 from kernbench.papers.anygram.experiment import gram_files as anygram_gram_files
 from kernbench.papers.anygram import plan as anygram_plan
+from kernbench.papers.anygram import systems as anygram_systems
 from kernbench.papers.anygram.experiment import tile_files as anygram_tile_files
-from kernbench.papers.anygram.experiment import PRIMAL_SYSTEMS as ANYGRAM_PRIMAL_SYSTEMS
-from kernbench.papers.anygram.kernel_setting import SYSTEMS as ANYGRAM_KERNEL_SYSTEMS
 from kernbench.papers.anygram.kernel_setting import KernelSetting as AnygramKernelSetting
-from kernbench.papers.anygram.kernel_setting import kernel_encoding as anygram_kernel_encoding
+from kernbench.papers.anygram.systems import kernel_encoding as anygram_kernel_encoding
 from kernbench.papers.anygram.sensitivity import sensitivity_jobs as anygram_sensitivity_jobs
 
 ANYGRAM = config["anygram"]
 ANYGRAM_CACHE = f"{RESULTS}/cache/anygram"
-# training: primal moves AGKsm and AGKwess from SVC on Gram matrices to a linear SVM on their feature maps.
+# training: primal moves the systems with an explicit feature map from SVC on Gram matrices to a linear SVM on it.
 ANYGRAM_PRIMAL = ANYGRAM["training"] == "primal"
-ANYGRAM_SVM_SYSTEMS = "|".join(s for s in ANYGRAM_KERNEL_SYSTEMS if not (ANYGRAM_PRIMAL and s in ANYGRAM_PRIMAL_SYSTEMS))
-# Only the AGKsm Gram jobs see the casing of string match.
+ANYGRAM_PRIMAL_SYSTEMS = anygram_systems.names(lambda s: s.primal is not None)
+ANYGRAM_SVM_SYSTEMS = "|".join(
+    s for s in anygram_systems.names() if not (ANYGRAM_PRIMAL and s in ANYGRAM_PRIMAL_SYSTEMS)
+)
+# Only the Gram jobs of the systems that see the casing of string match get it.
 ANYGRAM_CASED_SM = lambda wildcards: (
-    "" if ANYGRAM["lowercase_sm"] or not wildcards.kernel.startswith("AGKsm_") else "--cased-sm"
+    ""
+    if ANYGRAM["lowercase_sm"] or not anygram_systems.get(AnygramKernelSetting.parse(wildcards.kernel).system).casing
+    else "--cased-sm"
 )
 # The encoding keys a Gram job's kernel depends on (contractions, identical tokens, the aspect bit).
 ANYGRAM_ENCODING = lambda wildcards: json.dumps(

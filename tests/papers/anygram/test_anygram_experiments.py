@@ -15,12 +15,13 @@ from kernbench.cli import main
 from kernbench.errors import DataError
 from kernbench.kernels.anygram import anygram_gram
 from kernbench.papers.anygram.experiment import run_svm
-from kernbench.papers.anygram.kernel_setting import SYSTEMS, KernelSetting
+from kernbench.papers.anygram.kernel_setting import KernelSetting
+from kernbench.papers.anygram.systems import SYSTEMS
 
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS))
 def test_kernel_name_round_trip(system):
-    theta = 0.85 if system.endswith("west") else None
+    theta = 0.85 if SYSTEMS[system].uses_theta else None
     setting = KernelSetting(system, 0.4, theta)
     assert KernelSetting.parse(setting.name) == setting
     assert re.fullmatch(KernelSetting.PATTERN, setting.name)

@@ -10,6 +10,7 @@ from dataclasses import astuple
 from pathlib import Path
 
 from kernbench.data import SPLITS
+from kernbench.papers.anygram import systems
 from kernbench.papers.anygram.kernel_setting import KernelSetting
 from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments, set_threads, write_run
 
@@ -31,7 +32,7 @@ def grid_choices(chosen: dict, grids: dict) -> dict:
     chosen : dict
         ``SvmResult.chosen``.
     grids : dict
-        ``{name: candidates}`` of the values chosen from a grid (``C``, and ``theta`` for a west system).
+        ``{name: candidates}`` of the values chosen from a grid (``C``, and ``theta`` for a threshold system).
     """
     from kernbench.runs import grid_choice
 
@@ -249,16 +250,17 @@ def confusion_frame(confusion: dict):
 
 def register(subparsers) -> None:
     """Add the ``anygram-gram``, ``-gram-tile``, ``-gram-assemble``, ``-svm`` and ``-primal`` subcommands."""
-    p = add_plumbing(subparsers, "anygram-gram", "any-gram / NGTK Gram matrices (train, dev, test x train)")
+    p = add_plumbing(subparsers, "anygram-gram", "Gram matrices of a kernel system (train, dev, test x train)")
     add_input_arguments(p, "--dataset")
-    p.add_argument("--kernel", required=True, help="<system>_lam<lam>[_theta<theta>], e.g. AGKwest_lam0.4_theta0.8")
+    p.add_argument("--kernel", required=True,
+                   help="kernel setting <system>_lam<lam>[_theta<theta>], with the parameters the system has")
     add_input_arguments(p, "--prepared", "--embeddings", "--threads", "--cased-sm")
     p.add_argument("--encoding", default="{}",
                    help='JSON of the anygram encoding keys (split_contractions, identical_match, aspect_bit); {}: none')
     p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
     p.set_defaults(func=_cmd_gram)
 
-    p = add_plumbing(subparsers, "anygram-gram-tile", "one row tile of an any-gram / NGTK Gram matrix (split x train)")
+    p = add_plumbing(subparsers, "anygram-gram-tile", "one row tile of a kernel system's Gram matrix (split x train)")
     add_input_arguments(p, "--dataset")
     p.add_argument("--kernel", required=True, help="as for anygram-gram")
     add_input_arguments(p, "--prepared", "--embeddings")
@@ -273,7 +275,7 @@ def register(subparsers) -> None:
 
     p = add_plumbing(subparsers, "anygram-gram-assemble", "stack row tiles into the Gram matrices of anygram-gram")
     add_input_arguments(p, "--dataset")
-    p.add_argument("--kernel", required=True, help="kernel directory name: <system>_lam<lam>[_theta<theta>]")
+    p.add_argument("--kernel", required=True, help="kernel directory name, as for anygram-gram")
     add_input_arguments(p, "--prepared", "--embeddings")
     p.add_argument("--tiles", nargs="+", required=True, help="<split>_<tile>.npz files of every split")
     add_input_arguments(p, "--threads", "--cased-sm")
@@ -283,7 +285,9 @@ def register(subparsers) -> None:
     p.set_defaults(func=_cmd_gram_assemble)
 
     p = add_plumbing(subparsers, "anygram-svm", "SVC on precomputed any-gram kernels; theta/normalisation/C on dev")
-    add_input_arguments(p, "--dataset", "--system", "--prepared")
+    add_input_arguments(p, "--dataset")
+    p.add_argument("--system", required=True, choices=systems.names(), help="kernel system, as in the paper's table")
+    add_input_arguments(p, "--prepared")
     p.add_argument("--grams", nargs="+", required=True, help="Gram directories, one per theta")
     p.add_argument("--settings", required=True, help='JSON {"C": [...], "normalize": [...], "encoding": {...}}')
     add_run_arguments(p)
@@ -291,10 +295,11 @@ def register(subparsers) -> None:
     p.set_defaults(func=_cmd_svm)
 
     p = add_plumbing(
-        subparsers, "anygram-primal", "AGKsm / AGKwess as a linear SVM on explicit feature maps (no Gram matrix)"
+        subparsers, "anygram-primal", "a kernel system as a linear SVM on its explicit feature map (no Gram matrix)"
     )
     add_input_arguments(p, "--dataset")
-    p.add_argument("--system", required=True, choices=["AGKsm", "AGKwess"], help="system name, as in the paper's table")
+    p.add_argument("--system", required=True, choices=systems.names(lambda s: s.primal is not None),
+                   help="kernel system with an explicit feature map, as in the paper's table")
     add_input_arguments(p, "--prepared", "--embeddings")
     p.add_argument("--settings", required=True,
                    help='JSON {"lam": ..., "C": [...], "normalize": [...], "lowercase_sm": true, "encoding": {...}}')

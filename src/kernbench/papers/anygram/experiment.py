@@ -1,9 +1,10 @@
 """Any-gram kernel experiments (Kaljahi & Foster, Table 3): Gram matrices, then SVC on them.
 
-A *kernel setting* is a system (``AGKsm``, ``AGKwest``, ``AGKwess``, ``NGTKsm``,
-``NGTKwest``), the decay ``lam`` and, for the threshold systems, ``theta``.
+A *kernel setting* is a system of :data:`kernbench.papers.anygram.systems.SYSTEMS` and the values of
+its parameters (the decay ``lam`` and, for the threshold systems, ``theta``).
 :func:`compute_grams` builds its train x train, dev x train and test x train
-matrices and the self-similarities of every split (for normalisation);
+matrices and the self-similarities of every split (for normalisation) with the
+functions the system's registry entry names;
 :func:`run_svm` picks ``theta``, normalisation and C on dev among the settings
 it is given and scores dev and test.
 """
@@ -17,12 +18,10 @@ import pandas as pd
 
 from kernbench.data import SPLITS
 from kernbench.errors import DataError
-from kernbench.kernels import WESS_ROW_BLOCK, kernel_functions
-from kernbench.papers.anygram.kernel_setting import SYSTEMS, KernelSetting, uses_theta
+from kernbench.kernels import WESS_ROW_BLOCK
+from kernbench.papers.anygram import systems
+from kernbench.papers.anygram.kernel_setting import KernelSetting
 from kernbench.progress import progress
-
-#: Systems with an explicit finite feature map, trainable in the primal.
-PRIMAL_SYSTEMS = ("AGKsm", "AGKwess")
 
 
 def _split(frame: pd.DataFrame, split: str) -> pd.DataFrame:
@@ -30,78 +29,47 @@ def _split(frame: pd.DataFrame, split: str) -> pd.DataFrame:
 
 
 class _KernelSetting:
-    """One kernel setting bound to a prepared dataset: encoded sentences per split and the Gram routines."""
+    """One kernel setting bound to a prepared dataset: its inputs per split and its system's functions."""
 
-    def __init__(self, frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None, lowercase_sm: bool = True):
-        if system not in SYSTEMS:
-            raise ValueError(f"unknown any-gram system {system!r} (one of {', '.join(SYSTEMS)})")
-        from kernbench.kernels.anygram_encoding import split_frame
+    def __init__(self, frame: pd.DataFrame, encoder, *, system: str, lam, theta=None, lowercase_sm: bool = True):
+        entry = systems.get(system)
+        if "split_contractions" in entry.encoding and encoder.encoding.split_contractions:
+            from kernbench.kernels.anygram_encoding import split_frame
 
-        self.family, variant = SYSTEMS[system]
-        if encoder.encoding.split_contractions:
             frame = split_frame(frame)
-        aspects = "aspect_mask" in frame
-        if self.family == "ngtk" and not aspects:
-            raise DataError("NGTK systems need the aspect terms of the SemEval datasets (`aspect_mask` column)")
         parts = {s: _split(frame, s) for s in SPLITS}
         if parts["train"].empty:
             raise DataError("the prepared dataset has no training rows")
-        if self.family == "agk":
-            # west/wess inputs are per-sentence vectors (aspect dimension included), so no `vectors`
-            self.data = {
-                s: encoder.encode(
-                    list(p["tokens"]),
-                    variant=variant,
-                    aspect_masks=list(p["aspect_mask"]) if aspects else None,
-                    lowercase_sm=lowercase_sm,
-                )
-                for s, p in parts.items()
-            }
-            self.masks = None
-            self.kw = {"variant": variant, "lam": lam, "vectors": None, "theta": theta}
-            if variant != "sm":
-                self.identity = {
-                    s: encoder.identity(list(p["tokens"]), list(p["aspect_mask"]) if aspects else None)
-                    for s, p in parts.items()
-                }
-        else:
-            self.data = {s: [encoder.ids(t) for t in p["tokens"]] for s, p in parts.items()}
-            self.masks = {s: list(p["aspect_mask"]) for s, p in parts.items()}
-            dim = encoder.vectors.shape[1]
-            oov = np.zeros((len(encoder.index) - encoder.vectors.shape[0], dim))
-            self.kw = {"variant": variant, "lam": lam, "vectors": np.vstack([encoder.vectors, oov]), "theta": theta}
-            if variant == "west":
-                self.kw["identical"] = encoder.encoding.identical_match
+        self.system = entry
+        self.inputs = systems.function(entry.inputs)(
+            parts, encoder, system=entry, lam=lam, theta=theta, lowercase_sm=lowercase_sm
+        )
+        self.gram, self._diag = systems.function(entry.gram), systems.function(entry.diag)
 
-        self.gram, self._diag = kernel_functions(self.family)
+    @property
+    def data(self) -> dict:
+        """``{split: items}`` as the system's functions take them."""
+        return self.inputs.data
 
-    identity = None  # {split: identity ids} when identical tokens always match (AGKwest, AGKwess)
-
-    def _ids(self, split: str, sl: slice = slice(None), key: str = "identity") -> dict:
-        """The identity ids of a split's sentences as the keyword ``key`` (none without ``identical_match``)."""
-        if self.identity is None or self.identity[split] is None:
-            return {}
-        return {key: self.identity[split][sl]}
-
-    def _aspects(self, split: str, sl: slice = slice(None), key: str = "aspect_x") -> dict:
-        """NGTK's aspect masks of a split's sentences as the keyword ``key``; none for the any-gram
-        kernels, whose encodings carry them."""
-        return {} if self.masks is None else {key: self.masks[split][sl]}
+    def _per_item(self, split: str, sl: slice = slice(None), side: str = "x") -> dict:
+        """The per-item keyword arguments of a split's items ``sl``, named for the ``X`` or the ``Y`` side."""
+        values = self.inputs.per_item.get(split, {})
+        rename = self.inputs.y_keywords if side == "y" else {}
+        return {rename.get(k, k): v[sl] for k, v in values.items()}
 
     def rows(self, split: str, start: int = 0, stop: int | None = None) -> np.ndarray:
         """``K(split[start:stop], train)`` computed as one X-against-Y block."""
         sl = slice(start, stop)
-        aspects = {**self._aspects(split, sl), **self._aspects("train", key="aspect_y")}
-        ids = {**self._ids(split, sl), **self._ids("train", key="identity_y")}
-        return self.gram(self.data[split][sl], self.data["train"], **aspects, **ids, **self.kw)
+        extra = {**self._per_item(split, sl), **self._per_item("train", side="y")}
+        return self.gram(self.data[split][sl], self.data["train"], **extra, **self.inputs.kw)
 
     def train_gram(self) -> np.ndarray:
         """``K(train, train)``, each pair once, exactly symmetric."""
-        return self.gram(self.data["train"], **self._aspects("train"), **self._ids("train"), **self.kw)
+        return self.gram(self.data["train"], **self._per_item("train"), **self.inputs.kw)
 
     def diag(self, split: str) -> np.ndarray:
         """``K(x, x)`` of every sentence of the split."""
-        return self._diag(self.data[split], **self._aspects(split), **self._ids(split), **self.kw)
+        return self._diag(self.data[split], **self._per_item(split), **self.inputs.kw)
 
 
 def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, theta=None, lowercase_sm: bool = True) -> dict:
@@ -114,13 +82,13 @@ def compute_grams(frame: pd.DataFrame, encoder, *, system: str, lam: float, thet
     encoder : kernbench.kernels.anygram_encoding.TokenEncoder
         Token ids and vectors of the embeddings file.
     system : str
-        One of :data:`SYSTEMS`.
-    lam : float
-        Decay factor.
+        A key of :data:`kernbench.papers.anygram.systems.SYSTEMS`.
+    lam : float or None
+        Decay factor (systems with the parameter ``lam``).
     theta : float, optional
-        Threshold of the ``west`` systems.
+        Threshold of the threshold systems.
     lowercase_sm : bool, optional
-        ``AGKsm``: match tokens lower-cased (default) or as written.
+        Systems that see the casing (``casing`` in the registry): match tokens lower-cased (default) or as written.
 
     Returns
     -------
@@ -339,28 +307,28 @@ def _evaluate(parts: dict, y: dict, predict, chosen: dict, dev_scores: dict, dat
 
 
 def primal_features(frame: pd.DataFrame, encoder, *, system: str, lam: float, lowercase_sm: bool = True) -> dict:
-    """Explicit feature maps of every split (``AGKsm`` / ``AGKwess``), columns shared by the splits.
+    """Explicit feature maps of every split by the system's ``primal`` function, columns shared by the splits.
 
     Parameters
     ----------
     frame, encoder, system, lam, lowercase_sm
-        As in :func:`compute_grams`; ``system`` one of :data:`PRIMAL_SYSTEMS`.
+        As in :func:`compute_grams`; ``system`` one with a ``primal`` form in the registry.
 
     Returns
     -------
     dict
         ``{split: scipy.sparse.csr_matrix}``.
     """
-    from kernbench.kernels.anygram_features import anygram_features
-
-    if system not in PRIMAL_SYSTEMS:
-        raise ValueError(f"primal training exists for {', '.join(PRIMAL_SYSTEMS)}, not {system!r}")
+    entry = systems.get(system)
+    if entry.primal is None:
+        primal = systems.names(lambda s: s.primal is not None)
+        raise ValueError(f"primal training exists for {', '.join(primal)}, not {system!r}")
     setting = _KernelSetting(frame, encoder, system=system, lam=lam, lowercase_sm=lowercase_sm)
     sentences = [x for s in SPLITS for x in setting.data[s]]
-    ids = setting._ids("train")
-    if ids:
-        ids = {"identity": [x for s in SPLITS for x in setting.identity[s]]}
-    phi = anygram_features(sentences, **{k: v for k, v in setting.kw.items() if k != "theta"}, **ids)
+    per_item = {
+        k: [x for s in SPLITS for x in setting.inputs.per_item[s][k]] for k in setting.inputs.per_item.get("train", {})
+    }
+    phi = systems.function(entry.primal)(sentences, **per_item, **setting.inputs.kw)
     bounds = np.cumsum([0] + [len(setting.data[s]) for s in SPLITS])
     return {s: phi[bounds[k] : bounds[k + 1]] for k, s in enumerate(SPLITS)}
 
@@ -413,17 +381,34 @@ def run_primal(
 
 
 def planned_runs(config: dict) -> list[tuple[str, str]]:
-    """(dataset, system) of every any-gram / NGTK run a workflow config asks for."""
+    """(dataset, system) of every kernel run a workflow config asks for: each group's systems on its datasets.
+
+    Parameters
+    ----------
+    config : dict
+        The workflow config; ``anygram.<group>_systems`` run on ``anygram.<group>_datasets`` (those also
+        under ``datasets``) for every group of :data:`kernbench.papers.anygram.systems.GROUPS`.
+
+    Returns
+    -------
+    list of tuple of str
+    """
     cfg = config["anygram"]
-    runs = [(d, s) for d in cfg["agk_datasets"] if d in config["datasets"] for s in cfg["agk_systems"]]
-    runs += [(d, s) for d in cfg["ngtk_datasets"] if d in config["datasets"] for s in cfg["ngtk_systems"]]
-    return runs
+    return [
+        (d, s)
+        for group in systems.GROUPS
+        for d in cfg[f"{group}_datasets"]
+        if d in config["datasets"]
+        for s in cfg[f"{group}_systems"]
+    ]
 
 
 def gram_dirs(cache: str, dataset: str, system: str, cfg: dict) -> list[str]:
     """Gram directories an SVC job of (dataset, system) selects among: one per theta, or one."""
-    thetas = cfg["theta"] if uses_theta(system) else [None]
-    return [f"{cache}/{dataset}/{KernelSetting(system, cfg['lam'], t).name}" for t in thetas]
+    entry = systems.get(system)
+    thetas = cfg["theta"] if entry.uses_theta else [None]
+    lam = cfg["lam"] if "lam" in entry.params else None
+    return [f"{cache}/{dataset}/{KernelSetting(system, lam, t).name}" for t in thetas]
 
 
 def gram_files(cache: str, dataset: str, system: str, cfg: dict) -> list[str]:

@@ -91,7 +91,7 @@ def lam_rows(frame, encoder, *, dataset, systems, lams, default_lam, C_grid, nor
     encoder : kernbench.kernels.anygram_encoding.TokenEncoder
     dataset : str
     systems : sequence of str
-        Systems without a threshold (``AGKsm``, ``AGKwess``).
+        Systems without a threshold.
     lams : sequence of float
         Alternative decays.
     default_lam : float
@@ -124,23 +124,28 @@ def lam_rows(frame, encoder, *, dataset, systems, lams, default_lam, C_grid, nor
     return rows
 
 
-def lowercase_sm_rows(frame, encoder, *, dataset, lam, C_grid, normalize_options, default_predictions, resamples,
-                      seed, lowercase_sm=True) -> list[dict]:  # fmt: skip
-    """Rows of ``anygram.lowercase_sm``: AGKsm with the other casing of string match.
+def lowercase_sm_rows(frame, encoder, *, dataset, systems, lam, C_grid, normalize_options, default_predictions,
+                      resamples, seed, lowercase_sm=True) -> list[dict]:  # fmt: skip
+    """Rows of ``anygram.lowercase_sm``: each string-match system with the other casing.
 
-    Parameters are those of :func:`lam_rows`; ``default_predictions`` is the path of the main AGKsm predictions,
-    made with ``lowercase_sm``.
+    Parameters are those of :func:`lam_rows`; ``systems`` are systems that see the casing (``casing`` in
+    :data:`kernbench.papers.anygram.systems.SYSTEMS`), without a threshold, and ``default_predictions`` their
+    main predictions, made with ``lowercase_sm``.
     """
     test_ids, y_true = _test_part(frame)
-    grams = compute_grams(frame, encoder, system="AGKsm", lam=lam, lowercase_sm=not lowercase_sm)
-    result = run_svm(frame, {None: grams}, C_grid=C_grid, normalize_options=normalize_options, dataset=dataset)
-    log.info("%s AGKsm lowercase_sm=%s: chose %s", dataset, not lowercase_sm, result.chosen)
     name = {True: "lower-cased string match", False: "cased string match"}
-    return [_row(
-        choice="anygram.lowercase_sm", dataset=dataset, system="AGKsm", default=name[lowercase_sm],
-        alternative=name[not lowercase_sm], y_true=y_true, y_default=test_predictions(default_predictions, test_ids),
-        y_alternative=_svm_test_predictions(result, test_ids), resamples=resamples, seed=seed,
-    )]  # fmt: skip
+    rows = []
+    for system in systems:
+        grams = compute_grams(frame, encoder, system=system, lam=lam, lowercase_sm=not lowercase_sm)
+        result = run_svm(frame, {None: grams}, C_grid=C_grid, normalize_options=normalize_options, dataset=dataset)
+        log.info("%s %s lowercase_sm=%s: chose %s", dataset, system, not lowercase_sm, result.chosen)
+        rows.append(_row(
+            choice="anygram.lowercase_sm", dataset=dataset, system=system, default=name[lowercase_sm],
+            alternative=name[not lowercase_sm], y_true=y_true,
+            y_default=test_predictions(default_predictions[system], test_ids),
+            y_alternative=_svm_test_predictions(result, test_ids), resamples=resamples, seed=seed,
+        ))  # fmt: skip
+    return rows
 
 
 #: Encoding choice -> how a row names each of its values.
@@ -177,7 +182,7 @@ def encoding_rows(frame, encoder, *, choice, alternative, dataset, systems, lam,
     -------
     list of dict
     """
-    from kernbench.papers.anygram.kernel_setting import uses_theta
+    from kernbench.papers.anygram.systems import get
 
     test_ids, y_true = _test_part(frame)
     other = encoder.with_encoding(**{choice: alternative})
@@ -186,7 +191,7 @@ def encoding_rows(frame, encoder, *, choice, alternative, dataset, systems, lam,
     for system in systems:
         grams = {
             t: compute_grams(frame, other, system=system, lam=lam, theta=t, lowercase_sm=lowercase_sm)
-            for t in (thetas if uses_theta(system) else [None])
+            for t in (thetas if get(system).uses_theta else [None])
         }
         result = run_svm(frame, grams, C_grid=C_grid, normalize_options=normalize_options, dataset=dataset)
         log.info("%s %s %s=%s: chose %s", dataset, system, choice, alternative, result.chosen)
@@ -295,7 +300,7 @@ def dev_split_rows(frame, encoder, *, dataset, systems, split_seeds, default_see
 
 
 def chosen_theta(record_path) -> float:
-    """The threshold a main-table run of a ``west`` system chose on dev (from its run record)."""
+    """The threshold a main-table run of a threshold system chose on dev (from its run record)."""
     record = json.loads(Path(record_path).read_text())
     try:
         return float(record["params"]["chosen"]["theta"])
@@ -378,6 +383,9 @@ def sensitivity_jobs(config: dict) -> dict:
         return [s for s in names if s in cfg["agk_systems"]]
 
     from kernbench.kernels.anygram_encoding import ASPECT_BITS, Encoding
+    from kernbench.papers.anygram.systems import names as registered
+
+    casing = registered(lambda s: s.casing and not s.uses_theta)
 
     encoding = Encoding.from_config(cfg).as_dict()
     common = {"lam": cfg["lam"], "lowercase_sm": cfg["lowercase_sm"], "C": cfg["C"], "normalize": cfg["normalize"],
@@ -389,7 +397,7 @@ def sensitivity_jobs(config: dict) -> dict:
         "dev_split": ("semeval14.dev_split_seed", datasets(sens["datasets"]), systems(sens["dev_split_systems"]),
                       {"alternatives": [x for x in sens["dev_split_seeds"] if x != config["seed"]],
                        "default_seed": config["seed"], "dev_fraction": config["semeval14"]["dev_fraction"]}),
-        "lowercase_sm": ("anygram.lowercase_sm", datasets(sens["lowercase_sm_datasets"]), systems(["AGKsm"]),
+        "lowercase_sm": ("anygram.lowercase_sm", datasets(sens["lowercase_sm_datasets"]), systems(casing),
                          {"alternatives": [not cfg["lowercase_sm"]]}),
         "split_contractions": ("anygram.split_contractions", datasets(sens["datasets"]),
                                systems(sens["split_contractions_systems"]),

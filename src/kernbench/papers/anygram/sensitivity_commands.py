@@ -37,7 +37,7 @@ def _cmd_anygram(args) -> None:
 
     from kernbench.kernels.anygram_encoding import Encoding, TokenEncoder
     from kernbench.papers.anygram import sensitivity as sens
-    from kernbench.papers.anygram.kernel_setting import uses_theta
+    from kernbench.papers.anygram.systems import get
     from kernbench.report.sensitivity import write_rows
     from kernbench.runs import set_threads
 
@@ -65,12 +65,12 @@ def _cmd_anygram(args) -> None:
             )  # fmt: skip
         elif args.choice == "lowercase_sm":
             rows += sens.lowercase_sm_rows(
-                frame, encoder, dataset=dataset, lam=settings["lam"],
-                default_predictions=_kernel_predictions(runs, dataset, "AGKsm"), **common,
+                frame, encoder, dataset=dataset, systems=systems, lam=settings["lam"], default_predictions=preds,
+                **common,
             )  # fmt: skip
         else:
             thetas = {
-                s: sens.chosen_theta(runs / dataset / "kernels" / f"{s}.json") for s in systems if uses_theta(s)
+                s: sens.chosen_theta(runs / dataset / "kernels" / f"{s}.json") for s in systems if get(s).uses_theta
             }
             rows += sens.dev_split_rows(
                 frame, encoder, dataset=dataset, systems=systems, split_seeds=settings["alternatives"],
