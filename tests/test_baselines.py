@@ -9,7 +9,7 @@ from imblearn.metrics import macro_averaged_mean_absolute_error
 from sklearn.metrics import accuracy_score
 
 from kernbench.baselines import run_baseline
-from kernbench.catalog import DATASETS
+from kernbench.catalog import BUILTIN_DATASETS as DATASETS
 from kernbench.data import reuters, reviews, semeval14
 from kernbench.data.prepare import subsample
 from kernbench.metrics import ordinal_scores

@@ -7,7 +7,7 @@ import pytest
 from imblearn.metrics import macro_averaged_mean_absolute_error
 
 from kernbench.baselines import run_baseline
-from kernbench.catalog import DATASETS
+from kernbench.catalog import BUILTIN_DATASETS as DATASETS
 from kernbench.data import reviews
 from kernbench.metrics import mae_macro, ordinal_scores
 

@@ -1,10 +1,13 @@
-"""A dataset of the user's own: the file reader, the config's `catalog` section, and a workflow run on one."""
+"""A dataset of the user's own: the file reader, the config's `catalog` section, and workflow runs on them.
+
+A classification corpus joins the any-gram systems, a rated (1-5) corpus the ordinal paper's methods and a
+multi-label corpus the Fisher systems, each through the config alone.
+"""
 
 from __future__ import annotations
 
 import csv
 import hashlib
-import os
 import subprocess
 import sys
 from collections import Counter
@@ -13,10 +16,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from kernbench import catalog, catalog_config
-from kernbench.catalog_config import CatalogEntry, check_dataset_lists, lstm_hyperparameters, parse_catalog
+from kernbench.catalog import Catalog, catalog, papers_of_tasks
+from kernbench.catalog_config import ENV_VAR, CatalogEntry, lstm_hyperparameters
 from kernbench.config_check import ConfigError
 from kernbench.data import registry, user_table
+from kernbench.papers import PAPERS
 from kernbench.data.fetch import fetch_dataset
 from kernbench.data.semeval14 import tokenize
 from kernbench.errors import DataError, FetchError
@@ -61,12 +65,14 @@ def sha256(path) -> str:
 
 
 @pytest.fixture
-def clean_catalog():
-    """Catalog datasets added by a test are gone afterwards, from the registries and the environment."""
-    yield
-    catalog.add_catalog({})
-    registry.add_catalog({})
-    os.environ.pop(catalog_config.ENV_VAR, None)
+def clean_catalog(monkeypatch):
+    """No catalog in this process's environment, whatever the test puts there."""
+    monkeypatch.delenv(ENV_VAR, raising=False)
+
+
+def parse_catalog(section, *, base_dir):
+    """The entries of a config's ``catalog`` section, checked as the workflow checks them."""
+    return Catalog.from_config(section, base_dir=base_dir, papers_of_tasks=papers_of_tasks(PAPERS)).entries
 
 
 # The reader
@@ -175,9 +181,20 @@ def _entry(path="data/mine.csv", **extra):
 
 def test_catalog_entries_resolve_paths_against_the_working_directory(tmp_path):
     entries = parse_catalog({"mine": _entry()}, base_dir=tmp_path)
-    assert entries == {"mine": CatalogEntry("mine", str(tmp_path / "data/mine.csv"), "0" * 64, "classification")}
-    assert entries["mine"].raw == "catalog_mine" and entries["mine"].raw_path == "catalog/mine.csv"
-    assert entries["mine"].paper == "anygram"
+    path = str(tmp_path / "data/mine.csv")
+    assert entries == {"mine": CatalogEntry("mine", path, "0" * 64, "classification", "anygram")}
+    assert entries["mine"].raw_path == "catalog/mine.csv"
+
+
+def test_each_task_is_filed_under_the_paper_whose_systems_run_it(tmp_path):
+    section = {"a": _entry(), "b": _entry(task="ordinal"), "c": _entry(task="ranking", categories=["x", "y-1"])}
+    entries = parse_catalog(section, base_dir=tmp_path)
+    assert {n: (e.task, e.paper, e.categories) for n, e in entries.items()} == {
+        "a": ("classification", "anygram", ()),
+        "b": ("ordinal", "ordinal", ()),
+        "c": ("ranking", "fisher", ("x", "y-1")),
+    }
+    assert papers_of_tasks(PAPERS) == {"classification": "anygram", "ranking": "fisher", "ordinal": "ordinal"}
 
 
 @pytest.mark.parametrize(
@@ -188,7 +205,12 @@ def test_catalog_entries_resolve_paths_against_the_working_directory(tmp_path):
         ({"My-Set": _entry()}, r"catalog\.My-Set: a dataset name is lower-case"),
         ({"mine": _entry("mine.txt")}, r"catalog\.mine\.path='mine\.txt' is neither"),
         ({"mine": {"path": "mine.csv", "sha256": "abc"}}, r"catalog\.mine\.sha256='abc'.*sha256sum mine\.csv"),
-        ({"mine": _entry(task="ranking")}, r"catalog\.mine\.task='ranking'"),
+        ({"mine": _entry(task="regression")}, r"catalog\.mine\.task='regression' is not one of classification"),
+        ({"mine": _entry(task="ranking")}, r"catalog\.mine\.categories is missing: task ranking needs"),
+        ({"mine": _entry(task="ranking", categories=[])}, r"catalog\.mine\.categories is missing"),
+        ({"mine": _entry(task="ranking", categories=["a b"])}, r"catalog\.mine\.categories: 'a b' is not a category"),
+        ({"mine": _entry(task="ranking", categories=["a", "a"])}, r"catalog\.mine\.categories lists 'a' more than"),
+        ({"mine": _entry(categories=["a"])}, r"catalog\.mine\.categories is for task ranking; this entry's task is cl"),
     ],
 )
 def test_bad_catalog_entries_are_refused_naming_the_key(tmp_path, section, message):
@@ -196,14 +218,20 @@ def test_bad_catalog_entries_are_refused_naming_the_key(tmp_path, section, messa
         parse_catalog(section, base_dir=tmp_path)
 
 
-def test_dataset_lists_take_built_in_and_catalog_names_only(tmp_path):
-    entries = parse_catalog({"mine": _entry()}, base_dir=tmp_path)
-    good = {"datasets": ["sst", "mine"], "anygram": {"agk_datasets": ["mine"]}, "lstm": {"datasets": ["sst", "mine"]}}
-    check_dataset_lists(good, entries)
-    with pytest.raises(ConfigError, match=r"config: datasets lists 'theirs'"):
-        check_dataset_lists({**good, "datasets": ["theirs"]}, entries)
-    with pytest.raises(ConfigError, match=r"lstm\.datasets lists 'reuters', which is neither a built-in dataset with"):
-        check_dataset_lists({**good, "lstm": {"datasets": ["reuters"]}}, entries)
+def test_the_catalog_names_the_datasets_each_config_list_may_take(tmp_path):
+    section = {"mine": _entry(), "rated": _entry(task="ordinal"), "news": _entry(task="ranking", categories=["x"])}
+    cat = Catalog.from_config(section, base_dir=tmp_path, papers_of_tasks=papers_of_tasks(PAPERS))
+    builtin = ["semeval14_laptop", "semeval14_restaurant", "sst", "reuters", "reviews_clothing", "reviews_hotel"]
+    assert list(cat) == [*builtin, "mine", "rated", "news"]
+    assert cat.names(tokenised=True) == ["semeval14_laptop", "semeval14_restaurant", "sst", "mine"]
+    assert cat.tokenised == ("semeval14_laptop", "semeval14_restaurant", "sst", "mine")
+    assert cat.names(task="ordinal") == ["reviews_clothing", "reviews_hotel", "rated"]
+    assert cat.names(task="ranking", builtin=False) == ["news"]
+    assert cat.names(aspect_terms=True) == ["semeval14_laptop", "semeval14_restaurant"]
+    assert cat["news"].cell("x") == "news/x" and cat["reuters"].cell("earn") == "earn"
+    assert cat["rated"].parse == "kernbench.data.user_table:parse_ordinal" and cat["rated"].paper == "ordinal"
+    with pytest.raises(KeyError, match=r"unknown dataset 'theirs'; known: semeval14_laptop, .*, news"):
+        cat["theirs"]
 
 
 def test_lstm_settings_of_a_catalog_dataset_default_to_sst_per_system():
@@ -215,45 +243,48 @@ def test_lstm_settings_of_a_catalog_dataset_default_to_sst_per_system():
     assert {k: v for k, v in table.items() if k != "mine"} == config["lstm"]["hyperparameters"]
 
 
-def test_installed_entries_reach_the_registries_and_the_jobs(tmp_path, clean_catalog):
+def test_the_catalog_reaches_the_jobs_through_the_environment(tmp_path, clean_catalog, monkeypatch):
     path = write_csv(tmp_path / "toy.csv", toy_rows())
-    entries = parse_catalog({"toy": {"path": str(path), "sha256": sha256(path)}}, base_dir=tmp_path)
-    catalog_config.install(entries)
-    assert catalog.DATASETS["toy"] == catalog.DatasetSpec("toy", "catalog_toy", "anygram", "classification")
-    assert catalog.TOKENISED == (*catalog.BUILTIN_TOKENISED, "toy")
-    assert catalog_config.from_environment() == entries
+    cat = Catalog.from_config(
+        {"toy": {"path": str(path), "sha256": sha256(path)}}, base_dir=tmp_path, papers_of_tasks=papers_of_tasks(PAPERS)
+    )
+    assert "toy" not in catalog()  # read when called: nothing in this environment yet
+    monkeypatch.setenv(ENV_VAR, cat.to_environment())
+    assert catalog().entries == cat.entries and catalog()["toy"] == registry.catalog_dataset(cat.entries["toy"])
 
     # A job started by the workflow: fetch and prepare read the entry from the environment.
     raw, out = tmp_path / "raw", tmp_path / "prepared/toy.parquet"
-    for args in (["fetch", "catalog_toy", "--mirror", str(tmp_path / "none"), "--raw-dir", str(raw), "--no-download"],
+    for args in (["fetch", "toy", "--mirror", str(tmp_path / "none"), "--raw-dir", str(raw), "--no-download"],
                  ["prepare", "toy", "--raw-dir", str(raw), "--out", str(out), "--dev-fraction", "0.1", "--seed", "1"]):
         result = subprocess.run([sys.executable, "-m", "kernbench.cli", *args], capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
     assert sha256(raw / "catalog/toy.csv") == sha256(path)
     assert pd.read_parquet(out)["split"].value_counts().to_dict() == {s: len(v) for s, v in SPLIT_LABELS.items()}
 
-    catalog_config.install({})
-    assert "toy" not in catalog.DATASETS and "catalog_toy" not in registry.RAW_DATASETS
-    assert catalog.TOKENISED == catalog.BUILTIN_TOKENISED
+    monkeypatch.setenv(ENV_VAR, "")
+    assert "toy" not in catalog()
+    with pytest.raises(KeyError, match="unknown dataset 'toy'"):
+        registry.raw_dataset("toy")
 
 
-def test_a_changed_or_missing_file_stops_the_fetch_naming_the_config_key(tmp_path, clean_catalog):
+def test_a_changed_or_missing_file_stops_the_fetch_naming_the_config_key(tmp_path):
     path = write_csv(tmp_path / "toy.csv", toy_rows())
     digest = sha256(path)
-    entries = parse_catalog({"toy": {"path": str(path), "sha256": digest}}, base_dir=tmp_path)
-    registry.add_catalog(entries)
-    fetched = fetch_dataset(registry.raw_dataset("catalog_toy"), mirror=tmp_path / "none", dest_dir=tmp_path / "raw")
+    environ = {ENV_VAR: Catalog(parse_catalog({"toy": {"path": str(path), "sha256": digest}}, base_dir=tmp_path))
+               .to_environment()}
+    raw = registry.raw_dataset("toy", environ)
+    fetched = fetch_dataset(raw, mirror=tmp_path / "none", dest_dir=tmp_path / "raw")
     assert fetched == [tmp_path / "raw/catalog/toy.csv"]
 
     with open(path, "a", encoding="utf-8") as handle:
         handle.write("One more line.,pos,train\n")
     changed = rf"toy\.csv: sha256 {sha256(path)}, expected {digest}\. .*catalog\.toy\.sha256"
     with pytest.raises(DataError, match=changed):
-        fetch_dataset(registry.raw_dataset("catalog_toy"), mirror=tmp_path / "none", dest_dir=tmp_path / "raw2")
+        fetch_dataset(raw, mirror=tmp_path / "none", dest_dir=tmp_path / "raw2")
     assert not (tmp_path / "raw2/catalog/toy.csv").exists()
     path.unlink()
     with pytest.raises(FetchError, match=r"toy\.csv: no such file\. .*catalog\.toy\.path"):
-        fetch_dataset(registry.raw_dataset("catalog_toy"), mirror=tmp_path / "none", dest_dir=tmp_path / "raw2")
+        fetch_dataset(raw, mirror=tmp_path / "none", dest_dir=tmp_path / "raw2")
 
 
 # The workflow

@@ -6,10 +6,11 @@ over the ranking is the category's prevalence and the Fisher paper's, which
 needs a positively classified document, is 0); ``Triv-3stars``
 is the ordinal paper's trivial baseline that scores every review 3 stars.
 ``BoW-TFIDF`` is tf-idf over words with a linear SVM (one-vs-rest
-``LinearSVC`` for classification, one binary ``LinearSVC`` per Reuters
-category) or, on the review sets, a linear epsilon-SVR whose predictions are
-rounded and clipped to 1-5. Where the config gives several C values, C is
-chosen on the dev split and the model refitted on train.
+``LinearSVC`` for classification, one binary ``LinearSVC`` per category of a
+ranking dataset: Reuters' ten, or those of a catalog entry) or, on the rated
+sets, a linear epsilon-SVR whose predictions are rounded and clipped to 1-5.
+Where the config gives several C values, C is chosen on the dev split and the
+model refitted on train.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC, LinearSVR
 
 from kernbench.catalog import BASELINE_SYSTEMS, DatasetSpec
-from kernbench.data.reuters import TOP10
+from kernbench.errors import DataError
 from kernbench.metrics import classification_scores, ordinal_scores, ranking_scores
 from kernbench.runs import evaluate_splits, select_on_dev, table_rows
 
@@ -36,7 +37,7 @@ class BaselineResult:
     ----------
     rows : list of dict
         One ``{"dataset", "split", "metric", "value"}`` per reported number
-        (``dataset`` is the Reuters category on Reuters).
+        (``dataset`` is the category on a ranking dataset, :meth:`DatasetSpec.cell`).
     predictions : pandas.DataFrame
         Per-item predictions on the evaluated splits.
     chosen : dict
@@ -135,9 +136,14 @@ def _run_ranking(spec, frame, system, params, seed) -> BaselineResult:
         x_train = vec.fit_transform(_documents(spec, train))
         x_test = vec.transform(_documents(spec, test))
     rows, preds = [], []
-    for category in TOP10:
+    for category in spec.categories:
         y_train = np.array([category in labels for labels in train["label"]])
         y_test = np.array([category in labels for labels in test["label"]])
+        if system == "BoW-TFIDF" and (y_train.all() or not y_train.any()):
+            raise DataError(
+                f"{spec.name}: category {category!r}: the training documents are all in or all out of it; "
+                "no SVM can be trained"
+            )
         if system == "Triv":
             scores = np.full(len(test), y_train.mean() - 0.5)
             y_pred = scores > 0
@@ -146,10 +152,12 @@ def _run_ranking(spec, frame, system, params, seed) -> BaselineResult:
             model = LinearSVC(C=params["reuters_C"], random_state=seed).fit(x_train, y_train)
             scores = model.decision_function(x_test)
             y_pred = scores > 0
-        rows += table_rows(category, "test", ranking_scores(y_test, scores, y_pred))
+        cell = spec.cell(category)
+        rows += table_rows(cell, "test", ranking_scores(y_test, scores, y_pred))
         preds.append(
             pd.DataFrame(
-                {"id": test["id"], "split": "test", "category": category, "y_true": y_test, "score": scores, "y_pred": y_pred}
+                {"id": test["id"], "split": "test", "category": cell, "y_true": y_test, "score": scores,
+                 "y_pred": y_pred}
             )
         )
     return BaselineResult(rows, pd.concat(preds, ignore_index=True), {"C": params["reuters_C"]} if vec else {})

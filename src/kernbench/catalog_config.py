@@ -1,12 +1,12 @@
 """The config's ``catalog`` section: datasets of the user's own, added without editing code.
 
-Each entry names one CSV or parquet file (read by :mod:`kernbench.data.user_table`)
-and the sha256 of its bytes. At start-up the workflow checks the section
-(:func:`parse_catalog`, :func:`check_dataset_lists`) and calls :func:`install`,
-which adds the entries to :data:`kernbench.catalog.DATASETS` and
-:data:`kernbench.data.registry.RAW_DATASETS` and hands them to the workflow's
-jobs in the environment variable :data:`ENV_VAR`; those two modules read it
-when a job imports them, so every ``kernbench`` command knows the entries.
+Each entry names one CSV or parquet file (read by :mod:`kernbench.data.user_table`),
+the sha256 of its bytes and its task. :func:`parse_catalog` checks the section;
+the workflow hands the checked entries to its jobs in the environment variable
+:data:`ENV_VAR` (:func:`to_environment`), and a job's command reads them back
+with :func:`from_environment` when it asks for them
+(:func:`kernbench.catalog.catalog`). Nothing here reads the environment or
+changes any state on import.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -23,20 +24,11 @@ from kernbench.config_check import ConfigError
 ENV_VAR = "KERNBENCH_CATALOG"
 
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
+#: A category of a ranking dataset: it names run files (``runs/fisher/<name>/<system>/<category>.json``).
+CATEGORY_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 #: File formats, by suffix.
 SUFFIXES = (".csv", ".parquet")
-
-
-def papers_of_tasks() -> dict[str, str]:
-    """``{task: paper}``: the paper whose systems a catalog dataset of each task runs (``Paper.catalog_tasks``).
-
-    Its runs are filed under that paper (``runs/<paper>/<name>/``, the MLflow experiment ``kernbench-<paper>``).
-    """
-    from kernbench.papers import PAPERS
-
-    return {task: name for name, paper in PAPERS.items() for task in paper.catalog_tasks}
-
 
 #: Table 4 entry of the LSTMs for a catalog dataset whose entry gives none (or not for every system).
 DEFAULT_LSTM_DATASET = "sst"
@@ -55,46 +47,70 @@ class CatalogEntry:
     sha256 : str
         Hex digest the file must have.
     task : str
-        A key of :func:`papers_of_tasks`.
+        ``classification``, ``ordinal`` or ``ranking``: what a label is, and which paper's systems run.
+    paper : str
+        The paper whose systems run on it (``Paper.catalog_tasks``); its runs are filed under it.
+    categories : tuple of str
+        The categories ranked (task ``ranking``), one binary problem each; empty otherwise.
     """
 
     name: str
     path: str
     sha256: str
-    task: str = "classification"
-
-    @property
-    def raw(self) -> str:
-        """Name of the dataset's raw entry in :data:`kernbench.data.registry.RAW_DATASETS`."""
-        return f"catalog_{self.name}"
+    task: str
+    paper: str
+    categories: tuple[str, ...] = ()
 
     @property
     def raw_path(self) -> str:
         """Path of the verified copy of the file, relative to the raw-files root."""
         return f"catalog/{self.name}{Path(self.path).suffix}"
 
-    @property
-    def paper(self) -> str:
-        return papers_of_tasks()[self.task]
+
+def _categories(entry: dict, key: str, task: str) -> tuple[str, ...]:
+    """The ``categories`` of an entry: a non-empty list of distinct names for a ranking dataset, absent otherwise."""
+    given = entry.get("categories")
+    if task != "ranking":
+        if given is not None:
+            raise ConfigError(f"config: {key}.categories is for task ranking; this entry's task is {task}")
+        return ()
+    if not isinstance(given, list) or not given:
+        raise ConfigError(
+            f"config: {key}.categories is missing: task ranking needs the list of categories to rank "
+            "(one SVM per category, as Reuters' categories under fisher.categories)"
+        )
+    for category in given:
+        if not isinstance(category, str) or not CATEGORY_PATTERN.fullmatch(category):
+            raise ConfigError(
+                f"config: {key}.categories: {category!r} is not a category name "
+                "(letters, digits, '_', '.', '-', starting with a letter or digit)"
+            )
+    repeated = sorted({c for c in given if given.count(c) > 1})
+    if repeated:
+        raise ConfigError(f"config: {key}.categories lists {', '.join(map(repr, repeated))} more than once")
+    return tuple(given)
 
 
-def reserved_names() -> frozenset[str]:
-    """Names a catalog entry cannot take: the built-in datasets and the Reuters categories (rows of the same tables)."""
-    from kernbench.catalog import BUILTIN_DATASETS
-    from kernbench.data.reuters import TOP10
-
-    return frozenset(BUILTIN_DATASETS) | frozenset(TOP10)
-
-
-def parse_catalog(section: dict, *, base_dir: str | os.PathLike) -> dict[str, CatalogEntry]:
+def parse_catalog(
+    section: dict | None,
+    *,
+    base_dir: str | os.PathLike,
+    papers_of_tasks: Mapping[str, str],
+    reserved: Collection[str],
+) -> dict[str, CatalogEntry]:
     """Check the ``catalog`` section of a workflow config and return its entries.
 
     Parameters
     ----------
     section : dict
-        ``{name: {"path": ..., "sha256": ..., "task": ..., "lstm": ...}}``.
+        ``{name: {"path": ..., "sha256": ..., "task": ..., "categories": ..., "lstm": ...}}``.
     base_dir : path-like
         Directory a relative ``path`` is relative to (the workflow's working directory).
+    papers_of_tasks : mapping
+        ``{task: paper}``: the tasks a catalog dataset may have and the paper whose systems run on each
+        (:func:`kernbench.catalog.papers_of_tasks`).
+    reserved : collection of str
+        Names an entry cannot take (the built-in datasets and their categories: rows of the same tables).
 
     Returns
     -------
@@ -104,17 +120,16 @@ def parse_catalog(section: dict, *, base_dir: str | os.PathLike) -> dict[str, Ca
     Raises
     ------
     ConfigError
-        Naming the key, if a name is taken or malformed, or a path, digest or task is not usable.
+        Naming the key, if a name is taken or malformed, or a path, digest, task or category list is not usable.
     """
     entries = {}
-    taken = reserved_names()
     for name, entry in (section or {}).items():
         key = f"catalog.{name}"
         if not NAME_PATTERN.fullmatch(str(name)):
             raise ConfigError(
                 f"config: {key}: a dataset name is lower-case letters, digits and '_', starting with a letter"
             )
-        if name in taken:
+        if name in reserved:
             raise ConfigError(f"config: {key}: {name!r} is a built-in dataset or Reuters category; choose another name")
         if not isinstance(entry, dict):
             raise ConfigError(f"config: {key} must be a mapping with path and sha256, not {entry!r}")
@@ -130,44 +145,13 @@ def parse_catalog(section: dict, *, base_dir: str | os.PathLike) -> dict[str, Ca
                 f"set it to the output of `sha256sum {path}`"
             )
         task = entry.get("task", "classification")
-        tasks = papers_of_tasks()
-        if task not in tasks:
-            raise ConfigError(f"config: {key}.task={task!r} is not one of {', '.join(tasks)}")
-        entries[name] = CatalogEntry(name, os.path.abspath(os.path.join(base_dir, path)), sha256, task)
+        if task not in papers_of_tasks:
+            raise ConfigError(f"config: {key}.task={task!r} is not one of {', '.join(papers_of_tasks)}")
+        categories = _categories(entry, key, task)
+        entries[name] = CatalogEntry(
+            name, os.path.abspath(os.path.join(base_dir, path)), sha256, task, papers_of_tasks[task], categories
+        )
     return entries
-
-
-def check_dataset_lists(config: dict, entries: dict[str, CatalogEntry]) -> None:
-    """Refuse a dataset name in ``datasets``, ``anygram.agk_datasets`` or ``lstm.datasets`` that is not defined.
-
-    Parameters
-    ----------
-    config : dict
-        The workflow config.
-    entries : dict
-        From :func:`parse_catalog`.
-
-    Raises
-    ------
-    ConfigError
-        Naming the key, the name and the names it may take.
-    """
-    from kernbench.catalog import BUILTIN_DATASETS, BUILTIN_TOKENISED
-
-    tokenised = [*BUILTIN_TOKENISED, *(n for n, e in entries.items() if e.task == "classification")]
-    with_tokens = "built-in dataset with tokens"
-    lists = {
-        "datasets": (config.get("datasets", []), [*BUILTIN_DATASETS, *entries], "built-in dataset"),
-        "anygram.agk_datasets": (config.get("anygram", {}).get("agk_datasets", []), tokenised, with_tokens),
-        "lstm.datasets": (config.get("lstm", {}).get("datasets", []), tokenised, with_tokens),
-    }
-    for key, (names, known, kind) in lists.items():
-        for name in names:
-            if name not in known:
-                raise ConfigError(
-                    f"config: {key} lists {name!r}, which is neither a {kind} nor an entry of `catalog` "
-                    f"(possible here: {', '.join(known)})"
-                )
 
 
 def lstm_hyperparameters(config: dict) -> dict:
@@ -193,13 +177,13 @@ def lstm_hyperparameters(config: dict) -> dict:
     return table
 
 
-def to_environment(entries: dict[str, CatalogEntry]) -> str:
+def to_environment(entries: Mapping[str, CatalogEntry]) -> str:
     """The value of :data:`ENV_VAR` that hands ``entries`` to the jobs."""
     return json.dumps({name: asdict(entry) for name, entry in entries.items()}, sort_keys=True)
 
 
-def from_environment(environ=None) -> dict[str, CatalogEntry]:
-    """The entries the workflow handed to this job (none outside the workflow).
+def from_environment(environ: Mapping[str, str] | None = None) -> dict[str, CatalogEntry]:
+    """The entries the workflow handed to this job (none outside the workflow), read when called.
 
     Parameters
     ----------
@@ -220,21 +204,9 @@ def from_environment(environ=None) -> dict[str, CatalogEntry]:
     if not value:
         return {}
     try:
-        return {name: CatalogEntry(**fields) for name, fields in json.loads(value).items()}
+        return {
+            name: CatalogEntry(**{**fields, "categories": tuple(fields.get("categories", ()))})
+            for name, fields in json.loads(value).items()
+        }
     except (ValueError, TypeError, AttributeError) as exc:
         raise ConfigError(f"environment variable {ENV_VAR} is not a catalog the workflow wrote: {exc}") from None
-
-
-def install(entries: dict[str, CatalogEntry]) -> None:
-    """Make ``entries`` known to this process and to the jobs it starts.
-
-    Replaces the catalog datasets added before: :data:`kernbench.catalog.DATASETS`,
-    :data:`kernbench.catalog.TOKENISED`, :data:`kernbench.data.registry.RAW_DATASETS`
-    and the environment variable :data:`ENV_VAR`.
-    """
-    from kernbench import catalog
-    from kernbench.data import registry
-
-    catalog.add_catalog(entries)
-    registry.add_catalog(entries)
-    os.environ[ENV_VAR] = to_environment(entries)

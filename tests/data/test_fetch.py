@@ -12,8 +12,11 @@ from urllib.parse import urlsplit
 import pytest
 
 from kernbench.data.fetch import fetch_dataset, verify
-from kernbench.data.registry import RAW_DATASETS, Download, RawFile, raw_dataset
+from kernbench.data.registry import BUILTIN_DATASETS, Download, RawFile, raw_dataset
 from kernbench.errors import DataError, FetchError
+
+#: The raw files of each built-in dataset.
+RAW_DATASETS = {name: spec.raw for name, spec in BUILTIN_DATASETS.items()}
 
 
 @pytest.mark.parametrize("name", sorted(RAW_DATASETS))
@@ -45,12 +48,12 @@ def test_registry_lists_a_download_for_every_file_with_a_public_copy():
         "reviews/tripadvisor-wang2011-sample5000/reviews.jsonl",
         "reviews/tripadvisor-wang2011-sample5000/split_suggested.tsv",
     }
-    assert "META-SHARE" in RAW_DATASETS["semeval14"].source
+    assert all("META-SHARE" in RAW_DATASETS[name].source for name in ("semeval14_laptop", "semeval14_restaurant"))
     assert all("PROVENANCE.md" in RAW_DATASETS[name].source for name in ("reviews_clothing", "reviews_hotel"))
 
 
 def test_downloads_are_pinned_to_a_commit_and_name_the_registered_file():
-    laptop = RAW_DATASETS["semeval14"].files[0]
+    laptop = RAW_DATASETS["semeval14_laptop"].files[0]
     assert laptop.downloads == (
         Download(
             "https://raw.githubusercontent.com/shenwzh3/RGAT-ABSA/26b9b869e02347c15c4ef96fdf4584034a163c8b/"
@@ -66,7 +69,7 @@ def test_downloads_are_pinned_to_a_commit_and_name_the_registered_file():
     stanford = "https://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip"
     assert sst_train.downloads == (Download(stanford, "trees/train.txt"),)
     assert [d.member for d in sst_dev.downloads] == [None, "trees/dev.txt"]
-    for entry in RAW_DATASETS["reuters21578"].files:
+    for entry in RAW_DATASETS["reuters"].files:
         name = entry.path.split("/")[-1]
         github, uci = entry.downloads
         assert github.url.endswith(f"/b6c2ca3d46a2540843400890792e5165448b4516/reuters21578/{name}")
@@ -105,7 +108,7 @@ def test_wrong_sha256_names_the_file_and_leaves_nothing(mirror, tmp_path):
 
 
 def test_truncated_file_is_rejected_by_size(mirror, tmp_path):
-    entry = RAW_DATASETS["semeval14"].files[0]
+    entry = RAW_DATASETS["semeval14_laptop"].files[0]
     truncated = tmp_path / "Laptop_Train_v2.xml"
     truncated.write_bytes((mirror / entry.path).read_bytes()[:1000])
     with pytest.raises(DataError, match="truncated"):
@@ -115,7 +118,7 @@ def test_truncated_file_is_rejected_by_size(mirror, tmp_path):
 def test_missing_mirror_without_network_names_the_file_and_the_source(tmp_path):
     dest = tmp_path / "raw"
     with pytest.raises(FetchError) as info:
-        fetch_dataset(raw_dataset("semeval14"), mirror=tmp_path / "empty", dest_dir=dest, timeout=5)
+        fetch_dataset(raw_dataset("semeval14_laptop"), mirror=tmp_path / "empty", dest_dir=dest, timeout=5)
     assert "semeval14/Laptop_Train_v2.xml" in str(info.value)
     assert "META-SHARE" in str(info.value)
     assert not [p for p in dest.rglob("*") if p.is_file()]

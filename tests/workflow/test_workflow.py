@@ -40,7 +40,8 @@ def kernbench(*args):
         ("profile=huge", "huge"),
         ("baselines={C: [], reuters_C: 1, svr_epsilon: 0, min_df: 1, sublinear_tf: false}", "['C']"),
         ("fisher={c: auto}", "auto"),
-        ("catalog={sst: {path: mine.csv, sha256: " + "0" * 64 + "}}", "'sst' should not be valid"),  # a built-in name
+        ("catalog={sst: {path: mine.csv, sha256: " + "0" * 64 + "}}", "catalog.sst: 'sst' is a built-in dataset"),
+        ("ordinal={datasets: [sst]}", "ordinal.datasets names 'sst', not one of the rated (1-5) datasets"),
         ("catalog={mine: {path: mine.txt, sha256: " + "0" * 64 + "}}", "mine.txt"),
     ],
 )
@@ -326,10 +327,15 @@ def _flag_values(function, rule) -> list:
 
 
 _CATALOG = {
-    "catalog": {"mine": {"path": "own data/mine.csv", "sha256": "0" * 64}},
-    "datasets": ["sst", "mine"],
+    "catalog": {
+        "mine": {"path": "own data/mine.csv", "sha256": "0" * 64},
+        "rated": {"path": "own data/rated.csv", "sha256": "0" * 64, "task": "ordinal"},
+        "news": {"path": "own data/news.parquet", "sha256": "0" * 64, "task": "ranking", "categories": ["a", "b-c"]},
+    },
+    "datasets": ["sst", "mine", "rated", "news"],
     "anygram": {"agk_datasets": ["sst", "mine"]},
     "lstm": {"datasets": ["mine"]},
+    "ordinal": {"datasets": ["rated"]},
 }
 
 
@@ -340,15 +346,14 @@ _CATALOG = {
 )
 def test_every_path_in_every_shell_command_is_quoted(tmp_path, config, monkeypatch):
     """A results_dir (or mirror) with a space or quote in it must reach every command as one argument."""
-    from kernbench.catalog_config import ENV_VAR, install
+    from kernbench.catalog_config import ENV_VAR
 
     monkeypatch.setenv(ENV_VAR, "")  # put back as it was after the test: building the workflow sets it
-    try:
-        rules = [r for r in _rules({"results_dir": str(tmp_path / "with space"), **config}) if r.shellcmd]
-    finally:
-        install({})
+    rules = [r for r in _rules({"results_dir": str(tmp_path / "with space"), **config}) if r.shellcmd]
     if "catalog" in config:
-        assert {"fetch_catalog_mine", "embeddings_catalog"} <= {r.name for r in rules}
+        assert {"fetch_mine", "fetch_rated", "fetch_news", "embeddings_catalog", "fisher_svm_news"} <= {
+            r.name for r in rules
+        }
     assert len(rules) >= 20
     unquoted = []
     for rule in rules:

@@ -9,11 +9,10 @@ from snakemake.utils import update_config, validate
 
 import yaml
 
-from kernbench.catalog import BASELINE_SYSTEMS, BUILTIN_TOKENISED, DATASETS
-from kernbench.catalog_config import check_dataset_lists, install, lstm_hyperparameters, parse_catalog
+from kernbench.catalog import BASELINE_SYSTEMS, Catalog, papers_of_tasks
+from kernbench.catalog_config import ENV_VAR as CATALOG_ENV_VAR, lstm_hyperparameters
 from kernbench.closing_message import closing_message
 from kernbench.data import SPLITS
-from kernbench.data.registry import BUILTIN_RAW, RAW_DATASETS
 from kernbench.paper import resolve as resolve_reference
 from kernbench.papers import PAPERS
 from kernbench.papers.anygram.kernel_setting import KernelSetting
@@ -54,12 +53,27 @@ for _key, _valid in anygram_config_names().items():
 # JSON Schema takes 1000.0 (`--config seed=1e3`) as an integer; the commands need it written 1000.
 config.update(integers_as_int(config, CONFIG_SCHEMA))
 
-# The user's own datasets (config `catalog`): checked, then put beside the built-in ones in DATASETS, TOKENISED and
-# RAW_DATASETS, here and (through the environment) in every job. Relative paths are relative to the working directory.
-CATALOG = parse_catalog(config["catalog"], base_dir=os.getcwd())
-check_dataset_lists(config, CATALOG)
-install(CATALOG)
-from kernbench.catalog import TOKENISED
+# Every dataset, built once: the registry's and the config's own (`catalog`, checked; relative paths are relative to
+# the working directory); the jobs read the catalog from the environment. The config's lists of datasets name
+# datasets of it that fit the key (the schema checks only their types).
+CATALOG = Catalog.from_config(config["catalog"], base_dir=os.getcwd(), papers_of_tasks=papers_of_tasks(PAPERS))
+for _key, _valid, _what in (
+    ("datasets", CATALOG.names(), "datasets (built-in or under `catalog`)"),
+    ("anygram.agk_datasets", CATALOG.names(tokenised=True), "datasets with tokens"),
+    ("anygram.ngtk_datasets", CATALOG.names(aspect_terms=True), "datasets with aspect terms"),
+    ("anygram.sensitivity.datasets", CATALOG.names(aspect_terms=True), "datasets with aspect terms"),
+    ("anygram.sensitivity.lowercase_sm_datasets", CATALOG.names(tokenised=True, builtin=True), "built-in datasets"),
+    ("lstm.datasets", CATALOG.names(tokenised=True), "datasets with tokens"),
+    ("lstm.sensitivity_datasets", CATALOG.names(tokenised=True, builtin=True), "built-in datasets with tokens"),
+    ("ordinal.datasets", CATALOG.names(task="ordinal"), "rated (1-5) datasets"),
+    ("fisher.categories", CATALOG["reuters"].categories, "Reuters categories"),
+):
+    check_names(config, _key, _valid, _what)
+check_names({"lstm": {"hyperparameters": list(config["lstm"]["hyperparameters"])}}, "lstm.hyperparameters",
+            CATALOG.names(tokenised=True, builtin=True), "built-in datasets with tokens (a catalog entry has `lstm`)")
+os.environ[CATALOG_ENV_VAR] = CATALOG.to_environment()
+DATASETS = CATALOG
+TOKENISED = CATALOG.tokenised
 
 check_results_dir(config["results_dir"])
 RESULTS = config["results_dir"].rstrip("/")
@@ -148,21 +162,21 @@ def catalog_embeddings(dataset):
 
 def embeddings_for(dataset):
     """The embeddings file the kernels and LSTMs of ``dataset`` read."""
-    return catalog_embeddings(dataset) if dataset in CATALOG else EMBEDDINGS
+    return catalog_embeddings(dataset) if dataset in CATALOG.entries else EMBEDDINGS
 
 
 # The lstm section with a Table 4 entry for every catalog dataset too.
 LSTM_CONFIG = {**config["lstm"], "hyperparameters": lstm_hyperparameters(config)}
 
 
-def raw_files(raw):
-    """Paths of the fetched files of one raw dataset."""
-    return [f"{RESULTS}/raw/{entry.path}" for entry in RAW_DATASETS[raw].files]
+def raw_files(dataset):
+    """Paths of the fetched raw files of one dataset."""
+    return [f"{RESULTS}/raw/{entry.path}" for entry in CATALOG[dataset].raw.files]
 
 
-def raw_root(files, raw):
-    """The raw-files root directory, recovered from the first fetched file of ``raw``."""
-    return str(files[0])[: -len(RAW_DATASETS[raw].files[0].path) - 1]
+def raw_root(files, dataset):
+    """The raw-files root directory, recovered from the first fetched file of ``dataset``."""
+    return str(files[0])[: -len(CATALOG[dataset].raw.files[0].path) - 1]
 
 
 def prepared(dataset):
@@ -303,9 +317,9 @@ def cost_inputs(paper):
     if paper == "fisher":
         from kernbench.papers.fisher import plan as fisher_plan
 
-        # the job's path is its log's under logs/ (benchmarks/jobs/fisher_svm/fisher/svm/<system>.tsv)
+        # the job's path is its log's under logs/ (benchmarks/jobs/fisher_svm/fisher/svm/<dataset>/<system>.tsv)
         return {
-            record: {"svm": [f"fisher/svm/{os.path.basename(os.path.dirname(record))}"]}
+            record: {"svm": [f"fisher/svm/{os.path.relpath(os.path.dirname(record), f'{RESULTS}/runs/fisher')}"]}
             for record in fisher_plan.records(config, RESULTS)
         }
     if paper != "anygram":

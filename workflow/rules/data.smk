@@ -1,22 +1,22 @@
-# Raw files: mirror first, else the registered https downloads; sha256-verified either way. One rule per raw dataset,
+# Raw files: mirror first, else the registered https downloads; sha256-verified either way. One rule per dataset,
 # so each rule declares exactly the files it writes.
-for _raw in BUILTIN_RAW:
+for _dataset in CATALOG.names(builtin=True):
 
     rule:
         name:
-            f"fetch_{_raw}"
+            f"fetch_{_dataset}"
         output:
-            raw_files(_raw),
+            raw_files(_dataset),
         params:
-            raw=_raw,
+            dataset=_dataset,
             mirror=config["data"]["mirror"],
-            raw_dir=lambda wildcards, output, raw=_raw: raw_root(output, raw),
+            raw_dir=lambda wildcards, output, dataset=_dataset: raw_root(output, dataset),
             download="" if config["data"]["download"] else "--no-download",
             timeout=config["data"]["timeout_s"],
         log:
-            f"{LOGS}/fetch/{_raw}.log",
+            f"{LOGS}/fetch/{_dataset}.log",
         benchmark:
-            f"{BENCHMARKS}/fetch/fetch/{_raw}.tsv"
+            f"{BENCHMARKS}/fetch/fetch/{_dataset}.tsv"
         conda:
             CONDA_ENV
         priority: 2  # the data first: every chain starts from it
@@ -25,29 +25,29 @@ for _raw in BUILTIN_RAW:
             mem_mb=500,
             runtime=30,
         shell:
-            "kernbench fetch {params.raw} --mirror {params.mirror:q} --raw-dir {params.raw_dir:q} "
+            "kernbench fetch {params.dataset} --mirror {params.mirror:q} --raw-dir {params.raw_dir:q} "
             "{params.download} --timeout {params.timeout} > {log:q} 2>&1"
 
 
 # A catalog dataset's file is copied from where its entry says (not from the mirror, which the command still takes)
 # and checked against the entry's sha256. The digest is a param: a new one fetches (and prepares) again; a changed
 # file under the old digest stops the fetch.
-for _entry in CATALOG.values():
+for _entry in CATALOG.entries.values():
 
     rule:
         name:
-            f"fetch_{_entry.raw}"
+            f"fetch_{_entry.name}"
         output:
-            raw_files(_entry.raw),
+            raw_files(_entry.name),
         params:
-            raw=_entry.raw,
+            dataset=_entry.name,
             sha256=_entry.sha256,
             mirror=config["data"]["mirror"],
-            raw_dir=lambda wildcards, output, raw=_entry.raw: raw_root(output, raw),
+            raw_dir=lambda wildcards, output, dataset=_entry.name: raw_root(output, dataset),
         log:
-            f"{LOGS}/fetch/{_entry.raw}.log",
+            f"{LOGS}/fetch/{_entry.name}.log",
         benchmark:
-            f"{BENCHMARKS}/fetch/fetch/{_entry.raw}.tsv"
+            f"{BENCHMARKS}/fetch/fetch/{_entry.name}.tsv"
         conda:
             CONDA_ENV
         priority: 2
@@ -56,17 +56,18 @@ for _entry in CATALOG.values():
             mem_mb=500,
             runtime=30,
         shell:
-            "kernbench fetch {params.raw} --mirror {params.mirror:q} --raw-dir {params.raw_dir:q} --no-download "
+            "kernbench fetch {params.dataset} --mirror {params.mirror:q} --raw-dir {params.raw_dir:q} --no-download "
             "> {log:q} 2>&1"
 
 
+# Each dataset is prepared by the parser its registry entry names.
 checkpoint prepare:
     input:
-        lambda wc: raw_files(DATASETS[wc.dataset].raw),
+        lambda wc: raw_files(wc.dataset),
     output:
         f"{RESULTS}/prepared/{{dataset}}.parquet",
     params:
-        raw_dir=lambda wildcards, input: raw_root(input, DATASETS[wildcards.dataset].raw),
+        raw_dir=lambda wildcards, input: raw_root(input, wildcards.dataset),
         dev_fraction=config["semeval14"]["dev_fraction"],
         seed=config["seed"],
         subsample=json.dumps(config["subsample"]) if config["subsample"] else "",
@@ -75,7 +76,7 @@ checkpoint prepare:
     benchmark:
         f"{BENCHMARKS}/prepare/prepare/{{dataset}}.tsv"
     wildcard_constraints:
-        dataset="|".join(DATASETS),
+        dataset="|".join(CATALOG),
     conda:
         CONDA_ENV
     priority: 2
@@ -90,7 +91,7 @@ checkpoint prepare:
 
 rule embeddings:
     input:
-        [prepared(d) for d in BUILTIN_TOKENISED],
+        [prepared(d) for d in CATALOG.names(tokenised=True, builtin=True)],
     output:
         EMBEDDINGS,
     params:
@@ -116,7 +117,7 @@ rule embeddings:
         "--mirror {params.mirror:q} --raw-dir {params.raw_dir:q} > {log:q} 2>&1"
 
 
-if CATALOG:
+if CATALOG.names(tokenised=True, builtin=False):
 
     use rule embeddings as embeddings_catalog with:
         input:
@@ -128,4 +129,4 @@ if CATALOG:
         benchmark:
             f"{BENCHMARKS}/embeddings/{{dataset}}.tsv"
         wildcard_constraints:
-            dataset="|".join(CATALOG),
+            dataset="|".join(CATALOG.names(tokenised=True, builtin=False)),

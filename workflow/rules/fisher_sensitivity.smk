@@ -1,5 +1,5 @@
 # Sensitivity rows of Table 1 (tables/sensitivity.csv): one job per open choice, re-running only the
-# alternatives on the systems listed (fisher.sensitivity), against the main fisher_svm predictions.
+# alternatives on the systems listed (fisher.sensitivity), against the main fisher_svm predictions (Reuters only).
 
 FISHER_SENSITIVITY = FISHER["sensitivity"]
 FISHER_SENSITIVITY_SYSTEMS = fisher_plan.sensitivity_systems(config)
@@ -8,10 +8,12 @@ FISHER_C_SYSTEMS = FISHER_SENSITIVITY_SYSTEMS["c"]
 
 rule fisher_sensitivity:
     input:
-        prepared=prepared("reuters"),
-        records=lambda w: expand(f"{FISHER_RUN}.json", system=FISHER_SENSITIVITY_SYSTEMS[w.choice], category=FISHER["categories"]),
+        prepared=prepared(fisher_plan.DATASET),
+        records=lambda w: expand(f"{FISHER_RUN}.json", dataset=fisher_plan.DATASET,
+                                 system=FISHER_SENSITIVITY_SYSTEMS[w.choice], category=FISHER["categories"]),
         # loss and solver re-use the main feature caches; the other choices build their alternatives' features
-        features=lambda w: expand(rules.fisher_features.output.features, system=FISHER_SENSITIVITY_SYSTEMS[w.choice])
+        features=lambda w: expand(rules.fisher_features.output.features, dataset=fisher_plan.DATASET,
+                                  system=FISHER_SENSITIVITY_SYSTEMS[w.choice])
         if w.choice in ("loss", "solver")
         else [],
     output:

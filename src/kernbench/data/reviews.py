@@ -267,3 +267,21 @@ def prepare_hotel(jsonl_path: str | os.PathLike, split_path: str | os.PathLike) 
         split_path=split_path,
         text_field="text",
     )
+
+
+def parse_clothing(paths, *, dev_fraction: float, seed: int) -> pd.DataFrame:
+    """The registry parser of the clothing reviews: :func:`prepare_clothing` of ``(reviews csv, split tsv)``.
+
+    ``dev_fraction`` and ``seed`` are not used: the suggested split has dev rows.
+    """
+    csv_path, split_path = paths
+    return prepare_clothing(csv_path, split_path)
+
+
+def parse_hotel(paths, *, dev_fraction: float, seed: int) -> pd.DataFrame:
+    """The registry parser of the hotel reviews: :func:`prepare_hotel` of ``(reviews jsonl, split tsv)``.
+
+    ``dev_fraction`` and ``seed`` are not used: the suggested split has dev rows.
+    """
+    jsonl_path, split_path = paths
+    return prepare_hotel(jsonl_path, split_path)

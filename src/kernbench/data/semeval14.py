@@ -291,3 +291,9 @@ def prepare(
             frame["split"] = "test"
         parts.append(frame)
     return pd.concat(parts, ignore_index=True)[_PREPARED_COLUMNS]
+
+
+def parse(paths, *, dev_fraction: float, seed: int) -> pd.DataFrame:
+    """The registry parser of a SemEval-2014 domain: :func:`prepare` of its ``(train_xml, test_xml)``."""
+    train_xml, test_xml = paths
+    return prepare(train_xml, test_xml, dev_fraction=dev_fraction, seed=seed)

@@ -236,3 +236,12 @@ def prepare(
         frame.insert(0, "id", [f"{split}-{i}" for i in range(len(frame))])
         parts.append(frame)
     return pd.concat(parts, ignore_index=True)[["id", "split", "label", "tokens", "text"]]
+
+
+def parse(paths, *, dev_fraction: float, seed: int) -> pd.DataFrame:
+    """The registry parser of SST: :func:`prepare` of its ``(train, dev, test)`` files.
+
+    ``dev_fraction`` and ``seed`` are not used: SST has a dev split of its own.
+    """
+    train_path, dev_path, test_path = paths
+    return prepare(train_path, dev_path, test_path)

@@ -1,15 +1,24 @@
 """A dataset of the user's own: one CSV or parquet file of labelled texts (a ``catalog`` entry of the config).
 
 Columns ``text``, ``label`` and ``split`` (``train``, ``dev`` or ``test``) are
-required; ``tokens`` and ``id`` are optional, other columns are ignored.
+required; ``tokens`` and ``id`` are optional, other columns are ignored. What a
+label is depends on the entry's task:
 
-- ``tokens``: a list of strings per row in parquet, whitespace-separated tokens
-  in CSV. Without it, ``text`` is tokenised as the SemEval sentences are
-  (:func:`kernbench.data.semeval14.tokenize`).
-- ``label``: CSV labels that are all integers become integers, others stay strings;
-  parquet labels must be integers or strings.
-- No ``dev`` rows: a seeded, label-stratified share ``dev_fraction`` of the
-  training rows is held out as dev, as for SemEval.
+- ``classification``: a class. CSV labels that are all integers become integers,
+  others stay strings; parquet labels must be integers or strings.
+- ``ordinal``: a rating, an integer from 1 to 5.
+- ``ranking``: the categories of a document, a list (possibly empty): in CSV the
+  category names separated by whitespace, in parquet a list of strings.
+
+Other columns:
+
+- ``tokens`` (classification): a list of strings per row in parquet,
+  whitespace-separated tokens in CSV. Without it, ``text`` is tokenised as the
+  SemEval sentences are (:func:`kernbench.data.semeval14.tokenize`). The other
+  tasks read ``text`` alone.
+- No ``dev`` rows (classification, ordinal): a seeded, label-stratified share
+  ``dev_fraction`` of the training rows is held out as dev, as for SemEval. A
+  ranking dataset is trained on ``train`` and scored on ``test``, as Reuters is.
 - ``id``: kept as the item id where given (unique); otherwise ``row-<n>``, n counting the data rows from 1.
 """
 
@@ -31,7 +40,14 @@ from kernbench.errors import DataError
 
 REQUIRED_COLUMNS = ("text", "label", "split")
 OPTIONAL_COLUMNS = ("tokens", "id")
-PREPARED_COLUMNS = ["id", "split", "label", "text", "tokens"]
+#: Columns of the prepared table, per task.
+PREPARED_COLUMNS = {
+    "classification": ["id", "split", "label", "text", "tokens"],
+    "ordinal": ["id", "split", "label", "text"],
+    "ranking": ["id", "split", "label", "text"],
+}
+#: Ratings of an ordinal dataset.
+RATINGS = (1, 2, 3, 4, 5)
 
 _INTEGER = re.compile(r"[+-]?\d+")
 
@@ -135,6 +151,7 @@ def _missing(value) -> bool:
 
 
 def _labels(values: pd.Series, places, path: Path, *, from_csv: bool) -> pd.Series:
+    """The labels of a classification dataset (or the ratings of an ordinal one, checked by :func:`_ratings`)."""
     for value, where in zip(values, places):
         if _missing(value):
             raise DataError(f"{path}: {where}: empty label")
@@ -150,10 +167,43 @@ def _labels(values: pd.Series, places, path: Path, *, from_csv: bool) -> pd.Seri
     raise DataError(f"{path}: column 'label' holds {', '.join(kinds)} values; labels must be integers or strings")
 
 
-def _texts(values, places, path: Path) -> list[str]:
+def _ratings(values: pd.Series, places, path: Path, *, from_csv: bool) -> pd.Series:
+    """The labels of an ordinal dataset: integer ratings 1-5."""
+    out = []
+    for value, where in zip(values, places):
+        if _missing(value):
+            raise DataError(f"{path}: {where}: empty label")
+        if from_csv:
+            rating = int(value.strip()) if _INTEGER.fullmatch(value.strip()) else None
+        else:
+            integral = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+            rating = int(value) if integral else None
+        if rating not in RATINGS:
+            raise DataError(f"{path}: {where}: label {value!r} is not a rating 1-5 (task: ordinal)")
+        out.append(rating)
+    return pd.Series(out, dtype="int64")
+
+
+def _category_lists(values: pd.Series, places, path: Path, *, from_csv: bool) -> list[list[str]]:
+    """The labels of a ranking dataset: each document's categories (whitespace-separated in CSV)."""
+    out = []
+    for value, where in zip(values, places):
+        if from_csv:
+            out.append(value.split())
+        elif isinstance(value, (list, tuple, np.ndarray)) and all(isinstance(c, str) for c in value):
+            out.append([str(c) for c in value])
+        else:
+            raise DataError(f"{path}: {where}: label {value!r} is not a list of category names (task: ranking)")
+    return out
+
+
+def _texts(values, places, path: Path, *, blank: bool) -> list[str]:
+    """The texts; ``blank``: a blank text is let through (tokens given for it, or its lack of tokens, decide)."""
     for value, where in zip(values, places):
         if not isinstance(value, str):
             raise DataError(f"{path}: {where}: text {value!r} is not a string")
+        if not blank and not value.strip():
+            raise DataError(f"{path}: {where}: empty text")
     return list(values)
 
 
@@ -186,7 +236,7 @@ def _ids(frame: pd.DataFrame, places, path: Path) -> list[str]:
     return ids
 
 
-def prepare(path: str | os.PathLike, *, dev_fraction: float, seed: int) -> pd.DataFrame:
+def prepare(path: str | os.PathLike, *, dev_fraction: float, seed: int, task: str = "classification") -> pd.DataFrame:
     """Build the prepared table of a dataset file.
 
     Parameters
@@ -194,41 +244,65 @@ def prepare(path: str | os.PathLike, *, dev_fraction: float, seed: int) -> pd.Da
     path : path-like
         The ``.csv`` or ``.parquet`` file (see the module docstring for its columns).
     dev_fraction : float
-        Share of the training rows held out as dev when the file has no dev rows.
+        Share of the training rows held out as dev when the file has no dev rows (not for ranking).
     seed : int
         Seed of that hold-out.
+    task : {"classification", "ordinal", "ranking"}
+        The catalog entry's task: what a label is.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``id``, ``split``, ``label``, ``text`` and ``tokens`` (list of str);
-        train, dev, then test rows, each in file order.
+        Columns ``id``, ``split``, ``label``, ``text`` and, for classification, ``tokens`` (list
+        of str); train, dev, then test rows, each in file order.
 
     Raises
     ------
     DataError
         Naming the file and, where it applies, the line or row: a missing column, a split
-        other than train/dev/test, an empty label or text, malformed tokens, a repeated id,
-        no training or no test rows.
+        other than train/dev/test, an empty label or text, a rating outside 1-5, malformed
+        tokens or categories, a repeated id, no training or no test rows.
     """
+    if task not in PREPARED_COLUMNS:
+        raise ValueError(f"unknown task {task!r}; expected one of {', '.join(PREPARED_COLUMNS)}")
     path = Path(path)
     frame, places = read_table(path)
+    from_csv = path.suffix == ".csv"
     splits = np.array(_splits(frame["split"], places, path), dtype=object)
-    prepared = pd.DataFrame(
-        {
-            "id": _ids(frame, places, path),
-            "split": splits,
-            "label": _labels(frame["label"], places, path, from_csv=path.suffix == ".csv").to_numpy(),
-            "text": _texts(frame["text"], places, path),
-            "tokens": _tokens(frame, places, path),
-        }
-    )
+    columns = {"id": _ids(frame, places, path), "split": splits}
+    if task == "ranking":
+        columns["label"] = _category_lists(frame["label"], places, path, from_csv=from_csv)
+    else:
+        read = _ratings if task == "ordinal" else _labels
+        columns["label"] = read(frame["label"], places, path, from_csv=from_csv).to_numpy()
+    columns["text"] = _texts(frame["text"], places, path, blank=task == "classification")
+    if task == "classification":
+        columns["tokens"] = _tokens(frame, places, path)
+    prepared = pd.DataFrame(columns)
     for split in ("train", "test"):
         if not (splits == split).any():
             raise DataError(f"{path}: no {split} rows (column 'split')")
-    if not (splits == "dev").any():
+    if task != "ranking" and not (splits == "dev").any():
         train = np.flatnonzero(splits == "train")
         held_out = hold_out_dev(prepared["label"].to_numpy()[train], dev_fraction=dev_fraction, seed=seed, path=path)
         prepared.loc[train[held_out], "split"] = "dev"
     order = prepared["split"].map({s: i for i, s in enumerate(SPLITS)}).to_numpy()
-    return prepared.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)[PREPARED_COLUMNS]
+    return prepared.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)[PREPARED_COLUMNS[task]]
+
+
+def parse_classification(paths, *, dev_fraction: float, seed: int) -> pd.DataFrame:
+    """The registry parser of a catalog dataset of task ``classification`` (see :func:`prepare`)."""
+    (path,) = paths
+    return prepare(path, dev_fraction=dev_fraction, seed=seed, task="classification")
+
+
+def parse_ordinal(paths, *, dev_fraction: float, seed: int) -> pd.DataFrame:
+    """The registry parser of a catalog dataset of task ``ordinal`` (see :func:`prepare`)."""
+    (path,) = paths
+    return prepare(path, dev_fraction=dev_fraction, seed=seed, task="ordinal")
+
+
+def parse_ranking(paths, *, dev_fraction: float, seed: int) -> pd.DataFrame:
+    """The registry parser of a catalog dataset of task ``ranking`` (see :func:`prepare`)."""
+    (path,) = paths
+    return prepare(path, dev_fraction=dev_fraction, seed=seed, task="ranking")

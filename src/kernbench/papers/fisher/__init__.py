@@ -5,6 +5,7 @@ from kernbench.paper import Paper
 PAPER = Paper(
     name="fisher",
     targets="kernbench.papers.fisher.plan:targets",
+    catalog_tasks=("ranking",),
     caption="Saunders, Shawe-Taylor & Vinokourov, Table 1: string, Fisher and FSA kernels (%)",
     compared_metrics=("average_precision", "average_precision_ranking"),
     headline_metric="average_precision",

@@ -12,7 +12,6 @@ from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments,
 log = logging.getLogger("kernbench.fisher")
 
 PAPER = "fisher"
-DATASET = "reuters"
 
 
 def _cmd_features(args) -> None:
@@ -45,9 +44,11 @@ def _cmd_svm(args) -> None:
 
     import pandas as pd
 
+    from kernbench.catalog import catalog
     from kernbench.papers.fisher.experiment import evaluate_categories
 
     _check_svm_paths(args)
+    spec = catalog()[args.dataset]
     params = json.loads(args.params)
     frame = pd.read_parquet(args.prepared, columns=["id", "split", "label"])
     started = time.perf_counter()
@@ -66,13 +67,16 @@ def _cmd_svm(args) -> None:
         timings["c_cv"] = features_info["c_cv"]["seconds"]
         grid_choices = {"c": grid_choice(features_info["c"], features_info["c_cv"]["grid"])}
     for category, (rows, predictions) in results.items():
+        # A table row's dataset (and its predictions' category) is the category, qualified on a catalog dataset.
+        rows = [{**row, "dataset": spec.cell(category)} for row in rows]
+        predictions = predictions.assign(category=spec.cell(category))
         paths = argparse.Namespace(record=args.record.format(category=category),
                                    predictions=args.predictions.format(category=category), threads=args.threads)
         key_params = {**params, "category": category, "seed": args.seed, "profile": args.profile}
         record = write_run(
             paths,
             paper=PAPER,
-            dataset=DATASET,
+            dataset=spec.name,
             system=args.system,
             key_params=key_params,
             params={**key_params, **c_params, "features": features},
@@ -132,8 +136,9 @@ def register(subparsers) -> None:
     p = add_plumbing(subparsers, "fisher-svm",
                      "linear SVMs of one system, one per category, on Gram matrices computed once; a run record each")
     add_input_arguments(p, "--system")
+    p.add_argument("--dataset", default="reuters", help="ranking dataset: reuters or a catalog dataset of task ranking")
     p.add_argument("--category", required=True, nargs="+",
-                   help="Reuters categories (of the top 10); with several, --record and --predictions hold {category}")
+                   help="categories of the dataset; with several, --record and --predictions hold {category}")
     add_input_arguments(p, "--prepared")
     p.add_argument("--features", required=True, help="feature cache (.npz, written by kernbench fisher-features)")
     p.add_argument("--features-info", required=True, help="JSON sizes of the feature cache (kernbench fisher-features)")

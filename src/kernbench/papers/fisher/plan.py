@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from kernbench.paper import PaperTargets
 
-#: Run files, relative to the results directory, without their suffix; ``{system}`` and
+#: Run files, relative to the results directory, without their suffix; ``{dataset}``, ``{system}`` and
 #: ``{category}`` are the workflow's wildcards.
-RUN = "runs/fisher/reuters/{system}/{category}"
+RUN = "runs/fisher/{dataset}/{system}/{category}"
+#: The paper's dataset; its categories are ``fisher.categories``, and the sensitivity rows are measured on it.
+DATASET = "reuters"
 
 #: Open choices of Table 1 measured in ``tables/sensitivity.csv``, each with the systems it concerns.
 SENSITIVITY_CHOICES = ("ap_reading", "c", "documents", "loss", "solver", "lowercase", "collapse_whitespace",
@@ -29,11 +31,40 @@ def sensitivity_systems(config: dict) -> dict[str, list[str]]:
     }
 
 
+def datasets(config: dict) -> dict[str, list[str]]:
+    """``{dataset: categories}`` the Fisher systems run on under ``config``.
+
+    Reuters with ``fisher.categories``, then every ``catalog`` dataset of task ``ranking`` that
+    ``datasets`` lists, with the categories of its entry.
+    """
+    out = {DATASET: list(config["fisher"]["categories"])}
+    for name, entry in (config.get("catalog") or {}).items():
+        if entry.get("task") == "ranking" and name in config["datasets"]:
+            out[name] = list(entry["categories"])
+    return out
+
+
+def feature_settings(config: dict, dataset: str, keys) -> dict:
+    """The ``fisher`` settings of ``keys`` that build the features of ``dataset``.
+
+    A catalog dataset takes every document (``fisher.documents`` selects among Reuters' ModApte
+    documents) and, where c is chosen by cross-validation, its own categories.
+    """
+    settings = {k: config["fisher"][k] for k in keys}
+    if dataset != DATASET:
+        settings["documents"] = "all"
+        if "categories" in settings:
+            settings["categories"] = datasets(config)[dataset]
+    return settings
+
+
 def records(config: dict, results: str) -> list[str]:
-    """Run records of Table 1: one per (system, category)."""
-    fisher = config["fisher"]
+    """Run records of Table 1 and of the catalog's ranking datasets: one per (dataset, system, category)."""
     return [
-        f"{results}/{RUN.format(system=s, category=c)}.json" for s in fisher["systems"] for c in fisher["categories"]
+        f"{results}/{RUN.format(dataset=d, system=s, category=c)}.json"
+        for d, categories in datasets(config).items()
+        for s in config["fisher"]["systems"]
+        for c in categories
     ]
 
 

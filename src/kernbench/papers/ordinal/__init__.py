@@ -36,6 +36,7 @@ SYSTEM_OF_SLUG = {slug: system for system, slug in SLUGS.items()}
 PAPER = Paper(
     name="ordinal",
     targets="kernbench.papers.ordinal.plan:targets",
+    catalog_tasks=("ordinal",),
     caption="Baccianella, Esuli & Sebastiani, Figure 1: MAE^M per feature-selection method and level",
     compared_metrics=("mae_macro",),
     headline_metric=None,

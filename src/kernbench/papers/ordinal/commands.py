@@ -15,7 +15,7 @@ log = logging.getLogger("kernbench")
 def _cmd_run(args) -> None:
     import pandas as pd
 
-    from kernbench.catalog import DATASETS
+    from kernbench.catalog import catalog
     from kernbench.errors import DataError
     from kernbench.papers.ordinal import PAPER, SYSTEM_OF_SLUG, SYSTEMS
     from kernbench.papers.ordinal.runner import run_system
@@ -26,7 +26,7 @@ def _cmd_run(args) -> None:
         raise DataError(
             f"--system {args.system!r}: expected one of {list(SYSTEMS)} or their slugs {list(SYSTEM_OF_SLUG)}"
         )
-    spec = DATASETS.get(args.dataset)
+    spec = catalog().get(args.dataset)
     if spec is None or spec.task != "ordinal":
         raise DataError(f"--dataset {args.dataset!r} is not an ordinal (1-5 star) dataset")
     settings = json.loads(args.params)

@@ -13,7 +13,10 @@ SENSITIVITY_CHOICES = ("prp_weights", "nc_epsilon")
 
 
 def datasets(config: dict) -> list[str]:
-    """The ordinal datasets the config runs (``ordinal.datasets`` that are also in ``datasets``)."""
+    """The ordinal datasets the config runs (``ordinal.datasets`` that are also in ``datasets``).
+
+    Built-in or ``catalog`` datasets of task ``ordinal``: the workflow checks the names at start-up.
+    """
     return [d for d in config["ordinal"]["datasets"] if d in config["datasets"]]
 
 
