@@ -10,7 +10,7 @@ import pandas as pd
 from kernbench.errors import DataError
 from kernbench.fileio import write_text_atomic
 from kernbench.papers import PAPERS
-from kernbench.report.tables import PERCENT_METRICS
+from kernbench.report.uncertainty import PERCENT_METRICS
 
 #: Heading of each table's page; a table not listed is headed by its name.
 TITLES = {

@@ -20,14 +20,12 @@ import pandas as pd
 
 from kernbench.errors import DataError
 from kernbench.fileio import write_text_atomic
-from kernbench.report.uncertainty import METRICS, paired_comparison
+from kernbench.report.uncertainty import METRICS, PERCENT_METRICS, paired_comparison
 
 COLUMNS = [
     "paper", "table", "choice", "dataset", "system", "split", "metric", "default", "alternative",
     "value_default", "value", "delta", "ci_low", "ci_high", "p_bootstrap", "n_items",
 ]
-#: Metrics shown in percent, as the papers print them.
-PERCENT = {"accuracy", "macro_f1", "f1", "precision", "recall", "average_precision", "average_precision_ranking"}
 
 
 def sensitivity_row(
@@ -81,7 +79,7 @@ def sensitivity_row(
     truth = np.asarray(y_true)
     value = float(np.mean([fn(truth, y) for y in np.atleast_2d(np.asarray(y_alternative))]))
     value_default = float(np.mean([fn(truth, y) for y in np.atleast_2d(np.asarray(y_default))]))
-    scale = 100.0 if metric in PERCENT else 1.0
+    scale = 100.0 if metric in PERCENT_METRICS else 1.0
     return {
         "paper": paper, "table": table, "choice": choice, "dataset": dataset, "system": system, "split": split,
         "metric": metric, "default": default, "alternative": alternative,

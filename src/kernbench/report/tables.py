@@ -12,6 +12,7 @@ from kernbench.errors import DataError
 from kernbench.fileio import write_text_atomic
 from kernbench.progress import progress
 from kernbench.records import load_record
+from kernbench.report.uncertainty import PERCENT_METRICS
 
 COLUMNS = [
     "dataset", "system", "split", "metric", "value", "ci_low", "ci_high", "paper_value", "delta", "reproduces", "std",
@@ -19,10 +20,6 @@ COLUMNS = [
 ]
 KEY = ["dataset", "system", "split", "metric"]
 
-#: Metrics reported in percent, as the papers print them.
-PERCENT_METRICS = {
-    "accuracy", "macro_f1", "average_precision", "average_precision_ranking", "f1", "precision", "recall",
-}
 
 DECIMALS = 4
 

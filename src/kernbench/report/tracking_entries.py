@@ -22,7 +22,8 @@ import pandas as pd
 
 from kernbench.data import SPLITS
 from kernbench.errors import DataError
-from kernbench.report.tables import DECIMALS, PERCENT_METRICS
+from kernbench.report.tables import DECIMALS
+from kernbench.report.uncertainty import PERCENT_METRICS
 
 #: Prefix of per-step metrics (training epochs, reduction levels).
 CURVE_PREFIX = "curve."

@@ -25,6 +25,8 @@ so they equal the sums over the resampled items exactly, bit for bit.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -150,19 +152,41 @@ def _precision_at_positive_predictions(y_true, score):
     return _mean_precision(y_true, score, lambda hits, ranked: ranked > 0)
 
 
-#: metric -> (statistic of (y_true, y) over the last axis, vectorised over leading axes; whether y is a score)
+class Metric(NamedTuple):
+    """One metric of the tables.
+
+    Attributes
+    ----------
+    statistic : callable
+        ``statistic(y_true, y)`` over the last axis, vectorised over leading axes.
+    on_scores : bool
+        Whether ``y`` is a score (ranking metrics) rather than a prediction.
+    percent : bool
+        Whether the tables show it in percent, as the papers print it.
+    """
+
+    statistic: Callable
+    on_scores: bool
+    percent: bool
+
+
+#: Every metric of the tables, by name: the one list the tables, the comparisons, the sensitivity table and
+#: MLflow read.
 METRICS = {
-    "accuracy": (_accuracy, False),
-    "macro_f1": (_macro_f1, False),
-    "mae": (_mae, False),
-    "mae_macro": (_mae_macro, False),
-    "precision": (_precision, False),
-    "recall": (_recall, False),
-    "f1": (_f1, False),
-    "average_precision": (_average_precision, True),
-    "average_precision_ranking": (_average_precision_ranking, True),
-    "precision_at_positive_predictions": (_precision_at_positive_predictions, True),
+    "accuracy": Metric(_accuracy, False, True),
+    "macro_f1": Metric(_macro_f1, False, True),
+    "mae": Metric(_mae, False, False),
+    "mae_macro": Metric(_mae_macro, False, False),
+    "precision": Metric(_precision, False, True),
+    "recall": Metric(_recall, False, True),
+    "f1": Metric(_f1, False, True),
+    "average_precision": Metric(_average_precision, True, True),
+    "average_precision_ranking": Metric(_average_precision_ranking, True, True),
+    "precision_at_positive_predictions": Metric(_precision_at_positive_predictions, True, True),
 }
+
+#: Metrics shown in percent.
+PERCENT_METRICS = frozenset(name for name, metric in METRICS.items() if metric.percent)
 
 
 def metric_value(metric: str, y_true, y) -> float:
