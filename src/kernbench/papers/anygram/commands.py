@@ -286,7 +286,7 @@ def register(subparsers) -> None:
 
     p = add_plumbing(subparsers, "anygram-svm", "SVC on precomputed any-gram kernels; theta/normalisation/C on dev")
     add_input_arguments(p, "--dataset")
-    p.add_argument("--system", required=True, choices=systems.names(), help="kernel system, as in the paper's table")
+    p.add_argument("--system", required=True, choices=systems.Choices(), help="kernel system, as in the paper's table")
     add_input_arguments(p, "--prepared")
     p.add_argument("--grams", nargs="+", required=True, help="Gram directories, one per theta")
     p.add_argument("--settings", required=True, help='JSON {"C": [...], "normalize": [...], "encoding": {...}}')
@@ -298,7 +298,7 @@ def register(subparsers) -> None:
         subparsers, "anygram-primal", "a kernel system as a linear SVM on its explicit feature map (no Gram matrix)"
     )
     add_input_arguments(p, "--dataset")
-    p.add_argument("--system", required=True, choices=systems.names(lambda s: s.primal is not None),
+    p.add_argument("--system", required=True, choices=systems.Choices(lambda s: s.primal is not None),
                    help="kernel system with an explicit feature map, as in the paper's table")
     add_input_arguments(p, "--prepared", "--embeddings")
     p.add_argument("--settings", required=True,

@@ -137,6 +137,22 @@ def names(predicate=None) -> list[str]:
     return [name for name, system in SYSTEMS.items() if predicate is None or predicate(system)]
 
 
+class Choices:
+    """The names of the registered systems for which ``predicate`` holds, read each time they are asked for.
+
+    A command's ``choices=``: a parser built once per process still takes a system registered after it.
+    """
+
+    def __init__(self, predicate=None):
+        self.predicate = predicate
+
+    def __iter__(self):
+        return iter(names(self.predicate))
+
+    def __contains__(self, name) -> bool:
+        return name in names(self.predicate)
+
+
 def function(reference):
     """The callable a ``"module:function"`` reference names (a callable is returned as it is)."""
     from kernbench.paper import resolve
