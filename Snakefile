@@ -17,13 +17,16 @@ configfile: "config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/baselines.smk"
-include: "workflow/rules/lstm.smk"
-include: "workflow/rules/ordinal.smk"
-include: "workflow/rules/fisher.smk"
-include: "workflow/rules/fisher_sensitivity.smk"
+
+
+# Each paper's rules, from its registry entry (kernbench.paper.Paper.rules).
+for _rules in paper_rule_files():
+
+    include: _rules
+
+
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/tracking.smk"
-include: "workflow/rules/anygram.smk"
 include: "workflow/rules/sensitivity.smk"
 include: "workflow/rules/report.smk"
 

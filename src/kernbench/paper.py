@@ -51,6 +51,14 @@ class Paper:
         Choices of the sensitivity table that are sources of selection noise, not readings of
         the paper (a seed of a split the paper never published): the gap section shows the
         spread of their values as a noise band beside each gap, never as closing it.
+    descriptions : dict
+        ``{table: text}``: what its table (and each extra table) holds, for the table's report page;
+        reStructuredText, rendered as a Jinja template with the workflow ``config``.
+    rules : tuple of str
+        Its Snakemake rule files, relative to ``workflow/rules/``; the Snakefile includes them.
+    tracking_rank : int
+        Place of its MLflow job in the chain of the papers' jobs (lowest first): the papers whose runs
+        usually finish first come first, so that only the last paper's logging is left at a run's end.
     """
 
     name: str
@@ -66,6 +74,9 @@ class Paper:
     targets: str = ""
     catalog_tasks: tuple[str, ...] = ()
     noise_choices: tuple[str, ...] = ()
+    descriptions: dict = field(default_factory=dict)
+    rules: tuple[str, ...] = ()
+    tracking_rank: int = 0
 
 
 @dataclass(frozen=True)
@@ -82,12 +93,19 @@ class PaperTargets:
         Per-choice CSV files of ``tables/sensitivity.csv``.
     md_subset : dict
         Row filter of its markdown table, ``{column: [values]}`` (the CSV keeps every row).
+    cost_inputs : dict
+        ``{record: {part: [job paths]}}``: for a run whose work is done by jobs other than one of its own
+        (cached Gram matrices, one job for several runs), the jobs whose measured cost its MLflow run
+        carries as ``cost.<part>.*``. A job path is its benchmark file's path under
+        ``benchmarks/jobs/<rule>/`` without ``.tsv``; a job counts when its path is one of them or lies
+        under one.
     """
 
     records: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     sensitivity: list[str] = field(default_factory=list)
     md_subset: dict = field(default_factory=dict)
+    cost_inputs: dict = field(default_factory=dict)
 
 
 def resolve(reference: str):

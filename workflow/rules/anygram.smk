@@ -9,13 +9,11 @@ from kernbench.papers.anygram.systems import kernel_encoding as anygram_kernel_e
 from kernbench.papers.anygram.sensitivity import sensitivity_jobs as anygram_sensitivity_jobs
 
 ANYGRAM = config["anygram"]
-ANYGRAM_CACHE = f"{RESULTS}/cache/anygram"
+ANYGRAM_CACHE = f"{RESULTS}/{anygram_plan.GRAM_CACHE}"
 # training: primal moves the systems with an explicit feature map from SVC on Gram matrices to a linear SVM on it.
 ANYGRAM_PRIMAL = ANYGRAM["training"] == "primal"
 ANYGRAM_PRIMAL_SYSTEMS = anygram_systems.names(lambda s: s.primal is not None)
-ANYGRAM_SVM_SYSTEMS = "|".join(
-    s for s in anygram_systems.names() if not (ANYGRAM_PRIMAL and s in ANYGRAM_PRIMAL_SYSTEMS)
-)
+ANYGRAM_SVM_SYSTEMS = "|".join(anygram_plan.svm_systems(config))
 # Only the Gram jobs of the systems that see the casing of string match get it.
 ANYGRAM_CASED_SM = lambda wildcards: (
     ""

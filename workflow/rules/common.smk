@@ -228,6 +228,11 @@ def paper_outputs():
     return [output for targets in PAPER_TARGETS.values() for output in targets.outputs]
 
 
+def paper_rule_files():
+    """Every paper's files of rules (``kernbench.paper.Paper.rules``), in the registry's order."""
+    return [f"workflow/rules/{rules}" for paper in PAPERS.values() for rules in paper.rules]
+
+
 def compared_papers():
     """The configured tables whose systems are compared pairwise (each a paper's), in sorted order.
 
@@ -280,10 +285,9 @@ def get_final_output():
     ]
 
 
-#: The order in which the papers are logged: each paper's job waits for the one before it, so that only one
-#: process writes to the store at a time, and the papers whose jobs usually finish first come first, so that
-#: only the last paper's logging (the any-gram paper's, after its LSTMs) is left at the end of a run.
-TRACKING_ORDER = ["ordinal", "fisher", "anygram"]
+#: The order in which the papers are logged (:attr:`kernbench.paper.Paper.tracking_rank`): each paper's job waits
+#: for the one before it, so that only one process writes to the store at a time.
+TRACKING_ORDER = sorted(PAPERS, key=lambda name: (PAPERS[name].tracking_rank, name))
 
 
 def paper_records(paper):
@@ -298,8 +302,7 @@ def paper_records(paper):
 
 def tracked_papers():
     """The papers that have run records under this config, in :data:`TRACKING_ORDER`."""
-    papers = [p for p in TRACKING_ORDER if p in PAPERS] + sorted(set(PAPERS) - set(TRACKING_ORDER))
-    return [p for p in papers if paper_records(p)]
+    return [p for p in TRACKING_ORDER if paper_records(p)]
 
 
 def paper_manifest(paper):
@@ -308,39 +311,8 @@ def paper_manifest(paper):
 
 
 def cost_inputs(paper):
-    """``{record: {part: [output directories]}}``: the cached jobs whose cost a run of ``paper`` carries in MLflow.
-
-    An any-gram SVC run reads the Gram matrices of its kernel settings (one per theta), computed by jobs of
-    their own; their time and memory are logged on the run as ``cost.gram.*`` beside its own job's. A Fisher
-    run's SVM is trained by its system's one job for every category (``cost.svm.*``).
-    """
-    if paper == "fisher":
-        from kernbench.papers.fisher import plan as fisher_plan
-
-        # the job's path is its log's under logs/ (benchmarks/jobs/fisher_svm/fisher/svm/<dataset>/<system>.tsv)
-        return {
-            record: {"svm": [f"fisher/svm/{os.path.relpath(os.path.dirname(record), f'{RESULTS}/runs/fisher')}"]}
-            for record in fisher_plan.records(config, RESULTS)
-        }
-    if paper != "anygram":
-        return {}
-    from kernbench.papers.anygram.experiment import gram_dirs, planned_runs
-    from kernbench.papers.anygram.lstm import planned_runs as lstm_runs
-
-    svm_systems = set(ANYGRAM_SVM_SYSTEMS.split("|"))
-    # an LSTM job trains every seed of its (dataset, system): benchmarks/jobs/lstm/<LSTM_JOB>.tsv
-    inputs = {
-        f"{RESULTS}/{anygram_plan.LSTM_RUN.format(dataset=d, system=s, seed=seed)}.json": {
-            "lstm": [LSTM_JOB.format(dataset=d, system=s)]
-        }
-        for d, s, seed in lstm_runs(config)
-    }
-    for dataset, system in planned_runs(config):
-        if system in svm_systems:
-            record = f"{RESULTS}/{anygram_plan.KERNEL_RUN.format(dataset=dataset, system=system)}.json"
-            dirs = gram_dirs(ANYGRAM_CACHE, dataset, system, ANYGRAM)
-            inputs[record] = {"gram": [os.path.relpath(d, RESULTS) for d in dirs]}
-    return inputs
+    """``{record: {part: [job paths]}}`` of ``paper`` (:attr:`kernbench.paper.PaperTargets.cost_inputs`)."""
+    return PAPER_TARGETS[paper].cost_inputs if paper in PAPER_TARGETS else {}
 
 
 def summary_tables():

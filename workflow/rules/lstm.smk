@@ -3,23 +3,8 @@
 from kernbench.papers.anygram import plan as anygram_plan
 from kernbench.papers.anygram.lstm import SYSTEMS as LSTM_SYSTEMS, resolve_settings as resolve_lstm_settings
 
-LSTM_SEEDS = " ".join(str(seed) for seed in config["lstm"]["seeds"])
-# A job's log and benchmark file: its runs' path without the seed (runs/anygram/<dataset>/lstm/<system>).
-LSTM_JOB = anygram_plan.LSTM_RUN.replace("_seed{seed}", "")
-
-
-def lstm_seed_paths(pattern):
-    """``pattern`` (holding ``{seed}``) for every configured seed; the other wildcards stay."""
-    return expand(pattern, seed=config["lstm"]["seeds"], allow_missing=True)
-
-
-def lstm_seed_templates(stem):
-    """The ``--record``/``--predictions``/``--model`` arguments of a job: ``stem`` with ``{seed}`` left for the command."""
-    def templates(wildcards):
-        run = stem.replace("{seed}", "{{seed}}").format(**dict(wildcards.items()))
-        return {"record": f"{run}.json", "predictions": f"{run}.predictions.parquet", "model": f"{run}.keras"}
-
-    return templates
+LSTM_SEEDS = config["lstm"]["seeds"]
+LSTM_JOB = anygram_plan.LSTM_JOB  # a job's log and benchmark path: its runs' path without the seed
 
 
 rule lstm:
@@ -27,13 +12,13 @@ rule lstm:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         embeddings=lambda wc: embeddings_for(wc.dataset),
     output:
-        records=lstm_seed_paths(f"{RESULTS}/{anygram_plan.LSTM_RUN}.json"),
-        predictions=lstm_seed_paths(f"{RESULTS}/{anygram_plan.LSTM_RUN}.predictions.parquet"),
-        models=lstm_seed_paths(f"{RESULTS}/{anygram_plan.LSTM_RUN}.keras"),
+        records=anygram_plan.seed_paths(config, f"{RESULTS}/{anygram_plan.LSTM_RUN}.json"),
+        predictions=anygram_plan.seed_paths(config, f"{RESULTS}/{anygram_plan.LSTM_RUN}.predictions.parquet"),
+        models=anygram_plan.seed_paths(config, f"{RESULTS}/{anygram_plan.LSTM_RUN}.keras"),
     params:
         settings=lambda wc: json.dumps(resolve_lstm_settings(LSTM_CONFIG, wc.dataset, wc.system), sort_keys=True),
         profile=config["profile"],
-        templates=lstm_seed_templates(f"{RESULTS}/{anygram_plan.LSTM_RUN}"),
+        templates=anygram_plan.seed_templates(f"{RESULTS}/{anygram_plan.LSTM_RUN}"),
         seeds=LSTM_SEEDS,
     log:
         f"{LOGS}/{LSTM_JOB}.log",
@@ -51,7 +36,7 @@ rule lstm:
         mem_mb=3000,
         runtime=120,
     shell:
-        "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {params.seeds} "
+        "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {params.seeds:q} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
         "--profile {params.profile:q} --threads {threads} --record {params.templates[record]:q} "
         "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} > {log:q} 2>&1"
@@ -61,7 +46,7 @@ rule lstm:
 # each open choice (anygram_plan.LSTM_CHOICES), one job per (choice, dataset, system) as in the main table; the default
 # side is the main runs' predictions.
 LSTM_SENS_RUNS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY_RUN}"
-LSTM_SENSITIVITY_JOB = anygram_plan.LSTM_SENSITIVITY_RUN.replace("_seed{seed}", "")
+LSTM_SENSITIVITY_JOB = anygram_plan.LSTM_SENSITIVITY_JOB
 LSTM_SENS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY}"
 
 
@@ -70,9 +55,9 @@ rule lstm_sensitivity_run:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         embeddings=lambda wc: embeddings_for(wc.dataset),
     output:
-        records=lstm_seed_paths(f"{LSTM_SENS_RUNS}.json"),
-        predictions=lstm_seed_paths(f"{LSTM_SENS_RUNS}.predictions.parquet"),
-        models=lstm_seed_paths(f"{LSTM_SENS_RUNS}.keras"),
+        records=anygram_plan.seed_paths(config, f"{LSTM_SENS_RUNS}.json"),
+        predictions=anygram_plan.seed_paths(config, f"{LSTM_SENS_RUNS}.predictions.parquet"),
+        models=anygram_plan.seed_paths(config, f"{LSTM_SENS_RUNS}.keras"),
     params:
         settings=lambda wc: json.dumps(
             {
@@ -82,7 +67,7 @@ rule lstm_sensitivity_run:
             sort_keys=True,
         ),
         profile=config["profile"],
-        templates=lstm_seed_templates(LSTM_SENS_RUNS),
+        templates=anygram_plan.seed_templates(LSTM_SENS_RUNS),
         seeds=LSTM_SEEDS,
     log:
         f"{LOGS}/{LSTM_SENSITIVITY_JOB}.log",
@@ -100,7 +85,7 @@ rule lstm_sensitivity_run:
         mem_mb=3000,
         runtime=120,
     shell:
-        "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {params.seeds} "
+        "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {params.seeds:q} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
         "--profile {params.profile:q} --threads {threads} --table sensitivity --record {params.templates[record]:q} "
         "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} > {log:q} 2>&1"

@@ -2,6 +2,7 @@
 import logging
 
 from kernbench.report.missing_metadata import MissingMetadataNote
+from kernbench.report.pages import table_description
 
 
 FRONT_PAGE = os.path.abspath(f"{RESULTS}/report/front.rst")
@@ -21,6 +22,8 @@ rule report_table:
             category="Tables",
             labels=lambda wildcards: {"table": wildcards.table},
         ),
+    params:
+        description=lambda wildcards: table_description(wildcards.table, config),
     log:
         f"{LOGS}/report/{{table}}.log",
     wildcard_constraints:

@@ -23,6 +23,63 @@ TITLES = {
     "costs_chain": "Critical chain of the run: the jobs that set its end, first to last",
 }
 
+#: What each table that no paper owns holds, for its report page (reStructuredText).
+DESCRIPTIONS = {
+    "baselines": """Baselines of every dataset (trivial and BoW-TFIDF classifiers), the reference rows of all three papers.""",
+    "significance": """Paired comparisons on the same test items: every pair of systems of Table 3 (accuracy, per dataset)
+and of Table 1 (average precision, per category), and each new ordinal feature-selection method
+against FFS and Triv at a few reduction levels (MAE^M). ``difference`` is system_a minus system_b
+with its 95 % paired-bootstrap interval and two-sided p-value; ``p_mcnemar`` is the exact McNemar
+test for accuracy between single runs. None of the papers reports significance.""",
+    "sensitivity": """Sensitivity table: for every choice that a paper leaves open or ambiguous, each alternative tried, the table
+cell it affects, its value, and the change from kernbench's default (Δ = alternative − default, with its 95 %
+paired bootstrap interval over the test items and the two-sided bootstrap p-value). Values are in the units
+of the tables: percent for accuracy and average precision, stars for MAE^M.""",
+    "costs": """Cost of the run per rule, from the Snakemake benchmark file of every job: number of jobs, summed wall and CPU
+seconds, the longest job and the peak resident memory (MB). Jobs run two at a time on two cores, so the run's
+wall time is shorter than the summed wall time. Wall seconds are exact; CPU seconds are a lower bound, as
+Snakemake samples a job's CPU time (every 0.5 s for its first 15 s, then every 30 s) and misses what the job used
+after its last sample. Jobs that were already up to date when the run started keep the figures of the run that
+made them.""",
+    "costs_chain": """The critical chain of the run: from the job that ended last, each step back is the job that ended last at or
+before this job's start (what it waited for: its input, or a free core), read from the end times of the jobs'
+benchmark files. Seconds count from the first job's start; ``waited_s`` is the idle time before the job. A chain
+through jobs of many rules with little waiting means the run is bound by its total work on the cores, not by
+one sequence of jobs.""",
+}
+
+#: The columns of a table of reproduced cells (the papers' tables and the baselines).
+CELL_COLUMNS = """Columns: ``value`` is the reproduced number, ``95 % CI`` its 95 % bootstrap interval over test items,
+``paper value`` the published one and ``Δ`` their difference (percent, two decimals, for accuracy, F1 and
+average precision; stars, three decimals, for MAE^M). The CSV (``tables/{{ table }}.csv``) has the
+same rows with four decimals."""
+
+
+def table_description(table: str, config: dict) -> str:
+    """The text of ``table``'s report page: what it holds (its paper's :attr:`kernbench.paper.Paper.descriptions`,
+    or :data:`DESCRIPTIONS`), and for a table of reproduced cells what its columns mean.
+
+    Parameters
+    ----------
+    table : str
+        The table's name (``tables/<table>.csv``, or ``costs``/``costs_chain``).
+    config : dict
+        The workflow config, which the papers' texts may quote (Jinja: ``{{ config[...] }}``).
+
+    Returns
+    -------
+    str
+        reStructuredText.
+    """
+    import jinja2
+
+    owned = {name: text for paper in PAPERS.values() for name, text in paper.descriptions.items()}
+    text = owned.get(table, DESCRIPTIONS.get(table, ""))
+    if table in PAPERS or table == "baselines":
+        text = f"{text}\n\n{CELL_COLUMNS}"
+    return jinja2.Template(text, undefined=jinja2.StrictUndefined).render(config=config, table=table)
+
+
 #: Columns in the unit of the row's ``metric`` (percent or stars), shown with that unit's decimals.
 METRIC_COLUMNS = [
     "value", "paper_value", "delta", "std", "value_default", "value_a", "value_b", "difference", "ci_low", "ci_high",

@@ -15,6 +15,15 @@ PAPER = Paper(
         "anygram-accuracy": "kernbench.papers.anygram.figures:anygram_accuracy",
         "throughput": "kernbench.papers.anygram.figures:throughput",
     },
+    rules=("lstm.smk", "anygram.smk"),
+    tracking_rank=2,
+    descriptions={
+        "anygram": (
+            "Kaljahi & Foster, **Table 3**: dev and test accuracy and macro-F1 of the kernel systems (any-gram "
+            "kernels and tree-kernel any-grams) and the UniLSTM / BiLSTM baselines on SemEval-2014 laptop and "
+            "restaurant and SST-5. LSTM cells are means over seeds (``std``, ``n_seeds``)."
+        ),
+    },
     command_modules=(
         "kernbench.papers.anygram.commands",
         "kernbench.papers.anygram.lstm_commands",

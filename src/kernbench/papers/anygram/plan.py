@@ -12,6 +12,11 @@ KERNEL_RUN = "runs/anygram/{dataset}/kernels/{system}"
 LSTM_RUN = "runs/anygram/{dataset}/lstm/{system}_seed{seed}"
 LSTM_SENSITIVITY = "sensitivity/anygram/lstm.{choice}"
 LSTM_SENSITIVITY_RUN = LSTM_SENSITIVITY + "/{dataset}/{system}_seed{seed}"
+#: An LSTM job trains every seed of its dataset and system: its log and benchmark path (no seed).
+LSTM_JOB = "runs/anygram/{dataset}/lstm/{system}"
+LSTM_SENSITIVITY_JOB = LSTM_SENSITIVITY + "/{dataset}/{system}"
+#: Gram matrices of the kernel settings, one directory each.
+GRAM_CACHE = "cache/anygram"
 
 #: LSTM settings the paper leaves open, each retrained on ``lstm.sensitivity_datasets`` with its alternative.
 LSTM_CHOICES = ("trainable_embeddings", "bucket_batches")
@@ -52,12 +57,23 @@ def targets(config: dict, results: str) -> PaperTargets:
     -------
     kernbench.paper.PaperTargets
     """
-    from kernbench.papers.anygram.experiment import planned_runs
+    from kernbench.papers.anygram.experiment import gram_dirs, planned_runs
     from kernbench.papers.anygram.lstm import planned_runs as lstm_runs
     from kernbench.papers.anygram.sensitivity import sensitivity_jobs
 
     records = [f"{results}/{KERNEL_RUN.format(dataset=d, system=s)}.json" for d, s in planned_runs(config)]
     records += [f"{results}/{LSTM_RUN.format(dataset=d, system=s, seed=seed)}.json" for d, s, seed in lstm_runs(config)]
+    # An SVC run reads the Gram matrices of its kernel settings (one per theta), made by jobs of their own;
+    # an LSTM run's seed shares its job with the other seeds of its dataset and system.
+    cost_inputs = {
+        f"{results}/{LSTM_RUN.format(dataset=d, system=s, seed=seed)}.json": {"lstm": [LSTM_JOB.format(dataset=d, system=s)]}
+        for d, s, seed in lstm_runs(config)
+    }
+    for dataset, system in planned_runs(config):
+        if system in svm_systems(config):
+            cost_inputs[f"{results}/{KERNEL_RUN.format(dataset=dataset, system=system)}.json"] = {
+                "gram": gram_dirs(GRAM_CACHE, dataset, system, config["anygram"])
+            }
     outputs = []
     if "anygram" in config["tables"]:  # the figures read the table
         outputs = [
@@ -71,7 +87,38 @@ def targets(config: dict, results: str) -> PaperTargets:
         for d in lstm_sensitivity_datasets(config)
     ]
     sensitivity += [f"{results}/sensitivity/anygram/{choice}.csv" for choice, *_ in sensitivity_jobs(config).values()]
-    return PaperTargets(records=records, outputs=outputs, sensitivity=sensitivity)
+    return PaperTargets(records=records, outputs=outputs, sensitivity=sensitivity, cost_inputs=cost_inputs)
+
+
+def svm_systems(config: dict) -> list[str]:
+    """The kernel systems trained by SVC on Gram matrices: all of them, but those with an explicit feature map
+    when ``anygram.training`` is ``primal``."""
+    from kernbench.papers.anygram import systems
+
+    primal = config["anygram"]["training"] == "primal"
+    return [s for s in systems.names() if not (primal and systems.get(s).primal is not None)]
+
+
+def seed_paths(config: dict, pattern: str) -> list[str]:
+    """``pattern`` with ``{seed}`` filled by every configured LSTM seed (the other wildcards stay)."""
+    return [pattern.replace("{seed}", str(seed)) for seed in config["lstm"]["seeds"]]
+
+
+def seed_templates(stem: str):
+    """The output arguments of an LSTM job that trains several seeds: ``stem`` (with its wildcards) filled in,
+    ``{seed}`` left for the command.
+
+    Returns
+    -------
+    callable
+        ``function(wildcards) -> {"record": ..., "predictions": ..., "model": ...}``.
+    """
+
+    def templates(wildcards) -> dict:
+        run = stem.replace("{seed}", "{{seed}}").format(**dict(wildcards.items()))
+        return {"record": f"{run}.json", "predictions": f"{run}.predictions.parquet", "model": f"{run}.keras"}
+
+    return templates
 
 
 def benchmark_settings(config: dict, dp_sentences: int) -> str:

@@ -13,4 +13,13 @@ PAPER = Paper(
     figures={"fisher-average-precision": "kernbench.papers.fisher.figures:fisher_average_precision"},
     command_modules=("kernbench.papers.fisher.commands",),
     mean_over_datasets=True,
+    rules=("fisher.smk", "fisher_sensitivity.smk"),
+    tracking_rank=1,
+    descriptions={
+        "fisher": (
+            "Saunders, Shawe-Taylor & Vinokourov, **Table 1**: test average precision (with precision, recall and "
+            "F1 at the SVM threshold) of BoW-TFIDF, the n-gram Fisher kernels and the FSA kernels on the ten "
+            "largest Reuters-21578 ModApte categories (the category is in the ``dataset`` column)."
+        ),
+    },
 )

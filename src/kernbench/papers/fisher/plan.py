@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from kernbench.paper import PaperTargets
 
 #: Run files, relative to the results directory, without their suffix; ``{dataset}``, ``{system}`` and
@@ -75,4 +77,10 @@ def targets(config: dict, results: str) -> PaperTargets:
     """
     outputs = [f"{results}/figures/fisher_average_precision.png"] if "fisher" in config["tables"] else []
     sensitivity = [f"{results}/sensitivity/fisher/fisher.{choice}.csv" for choice in sensitivity_systems(config)]
-    return PaperTargets(records=records(config, results), outputs=outputs, sensitivity=sensitivity)
+    # One SVM job per (dataset, system) fits every category: its benchmark path is fisher/svm/<dataset>/<system>.
+    cost_inputs = {
+        record: {"svm": [f"fisher/svm/{os.path.relpath(os.path.dirname(record), f'{results}/runs/fisher')}"]}
+        for record in records(config, results)
+    }
+    return PaperTargets(records=records(config, results), outputs=outputs, sensitivity=sensitivity,
+                        cost_inputs=cost_inputs)

@@ -45,4 +45,23 @@ PAPER = Paper(
     command_modules=("kernbench.papers.ordinal.commands",),
     level_baselines=REFERENCE_SYSTEMS,
     extra_tables={"ordinal_claims": "Baccianella, Esuli & Sebastiani: the four claims about Figure 1"},
+    rules=("ordinal.smk",),
+    tracking_rank=0,
+    descriptions={
+        "ordinal": """Baccianella, Esuli & Sebastiani, **Figure 1**: macro-averaged MAE of ε-SVR after each feature-selection
+method, per reduction level ``xi``, on the two review corpora.""",
+        "ordinal_claims": """The four claims of Baccianella, Esuli & Sebastiani about Figure 1, answered per dataset from paired comparisons on
+the test reviews (paired bootstrap of the MAE^M difference, {{ config["uncertainty"]["resamples"] }}
+resamples, two-sided p < {{ config["ordinal"]["claims"]["alpha"] }} counted only in the claimed direction),
+one comparison per reduction level of the claim's range. (i) *yes* if every (new method, baseline) pair (Var,
+RR(Var), PRP and Triv, every review 3 stars) is
+significantly lower at no fewer than {{ config["ordinal"]["claims"]["yes_share"] }} of the levels,
+*partly* if some pair is at {{ config["ordinal"]["claims"]["partly_share"] }} or more, else *no*.
+(ii) a level *departs* when it is significantly worse than the method's own best level in the range by more than
+{{ config["ordinal"]["claims"]["stability_tolerance"] }}; *yes* if every new method is free of departures
+at no fewer than {{ config["ordinal"]["claims"]["stable_share"] }} of the levels, *partly* if some are,
+else *no*. (iii) as (i), each new method against FFS. A method below FFS at a single level is not enough: with
+about 30 levels, noise alone gives that. (iv) the rule of (ii) applied to Var, RR(Var) and PRP: *yes* if every
+baseline is unstable (free of departures at fewer levels than that share), *partly* if some is, else *no*. The evidence column gives the shares and mean MAE^M behind each answer.""",
+    },
 )
