@@ -65,7 +65,8 @@ rule track_summaries:
 
 
 rule tracking_manifest:
-    # Every MLflow run of the workflow: the summaries' manifest starts with every paper's rows.
+    # Every MLflow run of the workflow: the summaries' manifest starts with every paper's rows. Not a local rule:
+    # on a cluster every job goes through the scheduler, as the cluster test checks.
     input:
         f"{RESULTS}/tracking/summaries.tsv",
     output:
@@ -74,6 +75,9 @@ rule tracking_manifest:
         f"{LOGS}/tracking_manifest.log",
     conda:
         CONDA_ENV
-    localrule: True
+    threads: 1
+    resources:
+        mem_mb=200,
+        runtime=5,
     shell:
         "cp {input:q} {output:q} > {log:q} 2>&1"
