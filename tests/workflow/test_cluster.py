@@ -4,11 +4,13 @@ Marked ``cluster`` and left out of the default run: ``python -m pytest -m cluste
 machine with Debian's ``slurm-wlm`` and ``munge`` (see docs/operations.md). Without them it fails, it does
 not skip. It runs the smoke profile locally and through SLURM, cancels one SLURM job mid-run with
 ``scancel``, reruns the same command, and checks that every job went through ``sbatch``, that the tables
-are byte-identical to the local run's and that MLflow holds each run once.
+are byte-identical to the local run's and that MLflow holds each run once. Both runs' Snakemake logs stay
+in the test's temporary directory; a failure prints their paths and last lines.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -100,13 +102,54 @@ def _run_uuid(log: str) -> str:
     return match.group(1)
 
 
+def _submissions(log: str) -> dict[str, str]:
+    """SLURM job id by Snakemake job id, for every job of the run that Snakemake submitted with sbatch."""
+    return dict(re.findall(r"Job (\d+) has been submitted with SLURM jobid (\d+)", log))
+
+
 def _submitted(log: str) -> set[str]:
-    return set(re.findall(r"has been submitted with SLURM jobid (\d+)", log))
+    return set(_submissions(log).values())
 
 
-def _finished_rules(log: str) -> list[str]:
+def _finished(log: str) -> list[tuple[str, str]]:
+    """Snakemake job id and rule of every job Snakemake finished in the run, in the order they finished."""
     # `all` only collects targets: it has no command and is never submitted.
-    return [rule for rule in re.findall(r"Finished jobid: \d+ \(Rule: (\w+)\)", log) if rule != "all"]
+    finished = re.findall(r"Finished jobid: (\d+) \(Rule: (\w+)\)", log)
+    return [(jobid, rule) for jobid, rule in finished if rule != "all"]
+
+
+def _assert_each_finished_job_went_through_sbatch(name: str, log: str):
+    finished, submitted = _finished(log), _submissions(log)
+    without = [f"{rule} (Snakemake jobid {jobid})" for jobid, rule in finished if jobid not in submitted]
+    assert not without, f"{name}: jobs finished without an sbatch submission: {without}"
+    twice = sorted({job for job in finished if finished.count(job) > 1})
+    assert not twice, f"{name}: jobs reported finished more than once: {twice}"
+
+
+def _stop(process: subprocess.Popen):
+    """End a Snakemake run the test started and that still runs, so that it submits no more jobs."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextlib.contextmanager
+def _logs_on_failure(*logs: Path, lines: int = 80):
+    """Print each log's path and its last ``lines`` lines when the block fails, then fail as before."""
+    try:
+        yield
+    except (Exception, pytest.fail.Exception):
+        for log in logs:
+            if log.exists():
+                tail = "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+                print(f"\n--- {log} (last {lines} lines)\n{tail}", flush=True)
+            else:
+                print(f"\n--- {log}: not written", flush=True)
+        raise
 
 
 def _cancel_one_running_job(uuid: str, env, process, timeout_s: float = 4 * 3600) -> str:
@@ -160,59 +203,66 @@ def _assert_each_run_once(results: Path) -> int:
 def test_smoke_profile_through_slurm_survives_a_cancelled_job(cluster_env, tmp_path):
     started = time.monotonic()
     cluster, slurm_logs = tmp_path / "cluster", tmp_path / "slurm_logs"
+    first_log, second_log = tmp_path / "slurm-first.log", tmp_path / "slurm-rerun.log"
+    print(f"\ncluster test: Snakemake logs {first_log} and {second_log}, SLURM job logs in {slurm_logs}", flush=True)
     local = _local_smoke_run(tmp_path / "local", cluster_env)
 
-    first_log = tmp_path / "slurm-first.log"
-    with first_log.open("w") as out:
+    with _logs_on_failure(first_log), first_log.open("w") as out:
         first = subprocess.Popen(
             _slurm_command(cluster, slurm_logs), cwd=REPO_ROOT, env=cluster_env, stdout=out, stderr=subprocess.STDOUT
         )
-        deadline = time.monotonic() + 300
-        while "SLURM run ID:" not in first_log.read_text() and time.monotonic() < deadline:
-            time.sleep(1)
         try:
+            deadline = time.monotonic() + 300
+            while "SLURM run ID:" not in first_log.read_text() and time.monotonic() < deadline:
+                time.sleep(1)
             first_uuid = _run_uuid(first_log.read_text())
             cancelled = _cancel_one_running_job(first_uuid, cluster_env, first)
             first.wait(timeout=4 * 3600)
         finally:
-            if first.poll() is None:  # the test failed: do not leave Snakemake submitting jobs
-                first.terminate()
-                try:
-                    first.wait(timeout=120)
-                except subprocess.TimeoutExpired:
-                    first.kill()
-                    first.wait()
-    first_text = first_log.read_text()
-    assert first.returncode != 0, first_text[-3000:]
-    assert f"SLURM-job '{cancelled}' failed, SLURM status is: 'CANCELLED'" in first_text
+            _stop(first)  # a no-op unless the test failed: then Snakemake must not go on submitting jobs
+        first_text = first_log.read_text()
+        assert first.returncode != 0, "the run with a cancelled job succeeded"
+        assert f"SLURM-job '{cancelled}' failed, SLURM status is: 'CANCELLED'" in first_text
 
-    second = _run(_slurm_command(cluster, slurm_logs), cluster_env, timeout=4 * 3600)
-    second_text = second.stdout + second.stderr
-    assert second.returncode == 0, second_text[-3000:]
-    second_uuid = _run_uuid(second_text)
-    assert second_uuid != first_uuid
+    with _logs_on_failure(first_log, second_log):
+        with second_log.open("w") as out:
+            second = subprocess.Popen(
+                _slurm_command(cluster, slurm_logs), cwd=REPO_ROOT, env=cluster_env, stdout=out,
+                stderr=subprocess.STDOUT,
+            )  # fmt: skip
+            try:
+                second.wait(timeout=4 * 3600)
+            finally:
+                _stop(second)
+        second_text = second_log.read_text()
+        assert second.returncode == 0, "the rerun failed"
+        second_uuid = _run_uuid(second_text)
+        assert second_uuid != first_uuid
 
-    jobcomp = _jobcomp(cluster_env)
-    for uuid, text in ((first_uuid, first_text), (second_uuid, second_text)):
-        ended = {job_id for job_id, job in jobcomp.items() if job["Name"] == uuid}
-        assert _submitted(text) == ended, f"run {uuid}: submitted and ended SLURM jobs differ"
-    states = {job_id: jobcomp[job_id]["JobState"] for job_id in _submitted(first_text) | _submitted(second_text)}
-    assert states.pop(cancelled) == "CANCELLED"
-    assert set(states.values()) == {"COMPLETED"}
-    # Every job Snakemake finished ran as a SLURM job, and the rerun redid the cancelled rule.
-    finished_first, finished_second = _finished_rules(first_text), _finished_rules(second_text)
-    assert len(finished_first) + len(finished_second) == len(states)
-    assert CANCELLED_RULE in finished_second
-    local_rules = set(re.findall(r"^local(?:rule|checkpoint) (\w+):", first_text + second_text, re.MULTILINE))
-    assert local_rules <= {"all"}
+        jobcomp = _jobcomp(cluster_env)
+        for uuid, text in ((first_uuid, first_text), (second_uuid, second_text)):
+            ended = {job_id for job_id, job in jobcomp.items() if job["Name"] == uuid}
+            assert _submitted(text) == ended, f"run {uuid}: submitted and ended SLURM jobs differ"
+        states = {job_id: jobcomp[job_id]["JobState"] for job_id in _submitted(first_text) | _submitted(second_text)}
+        assert states.pop(cancelled) == "CANCELLED"
+        assert set(states.values()) == {"COMPLETED"}
+        # Every job Snakemake finished ran as a SLURM job, each once, and the rerun redid the cancelled rule.
+        _assert_each_finished_job_went_through_sbatch("first run", first_text)
+        _assert_each_finished_job_went_through_sbatch("rerun", second_text)
+        finished_first, finished_second = _finished(first_text), _finished(second_text)
+        assert len(finished_first) + len(finished_second) == len(states)
+        assert CANCELLED_RULE in {rule for _, rule in finished_second}
+        local_rules = set(re.findall(r"^local(?:rule|checkpoint) (\w+):", first_text + second_text, re.MULTILINE))
+        assert local_rules <= {"all"}
 
-    _wait_for_targets(local, cluster)
-    tables = _assert_same_tables(local, cluster)
-    runs = _assert_each_run_once(cluster)
-    assert _assert_each_run_once(local) == runs
+        _wait_for_targets(local, cluster)
+        tables = _assert_same_tables(local, cluster)
+        runs = _assert_each_run_once(cluster)
+        assert _assert_each_run_once(local) == runs
 
     print(
-        f"\ncluster test: {len(states) + 1} SLURM jobs ({len(finished_first)} before the scancel of job {cancelled}, "
-        f"{len(finished_second)} in the rerun), {tables} table files byte-identical to the local run, "
-        f"{runs} MLflow runs each logged once; wall time {time.monotonic() - started:.0f} s"
+        f"\ncluster test: {len(states) + 1} SLURM jobs ({len(_submitted(first_text))} in the first run, "
+        f"job {cancelled} of them cancelled, {len(_submitted(second_text))} in the rerun), {tables} table files "
+        f"byte-identical to the local run, {runs} MLflow runs each logged once; "
+        f"wall time {time.monotonic() - started:.0f} s"
     )
