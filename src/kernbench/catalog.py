@@ -155,13 +155,3 @@ def catalog(environ: Mapping[str, str] | None = None) -> Catalog:
     Catalog
     """
     return Catalog.from_environment(environ)
-
-
-def __getattr__(name: str):
-    # ``DATASETS`` and ``TOKENISED`` are read at attribute access, from the environment (``catalog()``), for the
-    # commands that look a dataset up by these names; new code calls catalog().
-    if name == "DATASETS":
-        return catalog()
-    if name == "TOKENISED":
-        return catalog().tokenised
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

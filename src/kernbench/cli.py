@@ -75,10 +75,10 @@ def _cmd_baseline(args) -> None:
     import pandas as pd
 
     from kernbench.baselines import run_baseline
-    from kernbench.catalog import DATASETS
+    from kernbench.catalog import catalog
     from kernbench.runs import write_run
 
-    spec = DATASETS[args.dataset]
+    spec = catalog()[args.dataset]
     params = json.loads(args.params)
     frame = pd.read_parquet(args.prepared)
     started = time.perf_counter()
@@ -151,8 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the kernbench version and the commit it runs from, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = add_plumbing(sub, "fetch", "copy a raw dataset from the mirror (or download it) and verify sha256")
-    p.add_argument("dataset", help="raw dataset name (a folder of the mirror, e.g. semeval14)")
+    p = add_plumbing(sub, "fetch", "copy the raw files of a dataset from the mirror (or download them) and verify sha256")
+    p.add_argument("dataset", help="dataset name, as in config.yaml's datasets (semeval14_laptop, sst, a catalog entry)")
     p.add_argument("--mirror", required=True, help="raw-data mirror directory (config data.mirror)")
     p.add_argument("--raw-dir", required=True, help="directory of the fetched raw files")
     p.add_argument("--no-download", action="store_true",

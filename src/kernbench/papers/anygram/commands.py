@@ -138,11 +138,11 @@ def _load_grams(directory: Path) -> dict:
 def _cmd_svm(args) -> None:
     import pandas as pd
 
-    from kernbench.catalog import DATASETS
+    from kernbench.catalog import catalog
     from kernbench.papers.anygram.experiment import run_svm
 
     set_threads(args.threads)
-    spec = DATASETS[args.dataset]
+    spec = catalog()[args.dataset]
     settings = json.loads(args.settings)
     frame = pd.read_parquet(args.prepared)
     grams = {}
@@ -177,12 +177,12 @@ def _cmd_svm(args) -> None:
 def _cmd_primal(args) -> None:
     import pandas as pd
 
-    from kernbench.catalog import DATASETS
+    from kernbench.catalog import catalog
     from kernbench.kernels.anygram_encoding import Encoding, TokenEncoder
     from kernbench.papers.anygram.experiment import primal_features, run_primal
 
     set_threads(args.threads)
-    spec = DATASETS[args.dataset]
+    spec = catalog()[args.dataset]
     settings = json.loads(args.settings)
     frame = pd.read_parquet(args.prepared)
     encoder = TokenEncoder.from_npz(args.embeddings, Encoding.from_config(settings.get("encoding", {})))

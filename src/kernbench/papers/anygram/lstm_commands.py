@@ -33,7 +33,7 @@ def _cmd_lstm(args) -> None:
 
     import pandas as pd
 
-    from kernbench.catalog import DATASETS
+    from kernbench.catalog import catalog
     from kernbench.data.embeddings import load_embeddings
     from kernbench.errors import DataError
     from kernbench.papers.anygram.lstm import HYPERPARAMETERS, TRAINING_SETTINGS, configure_tensorflow
@@ -54,7 +54,7 @@ def _cmd_lstm(args) -> None:
     for seed in args.seed:
         paths = {name: getattr(args, name).format(seed=seed) for name in outputs}
         run = argparse.Namespace(**{**vars(args), "seed": seed, **paths})
-        _train_one(run, DATASETS[args.dataset], settings, frame, emb)
+        _train_one(run, catalog()[args.dataset], settings, frame, emb)
 
 
 def _train_one(args, spec, settings: dict, frame, emb) -> None:
@@ -103,10 +103,10 @@ def _train_one(args, spec, settings: dict, frame, emb) -> None:
 
 def register(subparsers) -> None:
     """Add the ``lstm`` subcommand."""
-    from kernbench.catalog import TOKENISED
+    from kernbench.catalog import catalog
 
     p = add_plumbing(subparsers, "lstm", "train UniLSTM / BiLSTM baselines, one per seed, and write their run records")
-    p.add_argument("--dataset", required=True, choices=TOKENISED, help="dataset name, as in config.yaml's datasets")
+    p.add_argument("--dataset", required=True, choices=catalog().tokenised, help="dataset name, as in config.yaml's datasets")
     p.add_argument("--system", required=True, choices=["UniLSTM", "BiLSTM"],
                    help="system name, as in the paper's table")
     add_input_arguments(p, "--prepared")
