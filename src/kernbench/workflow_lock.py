@@ -70,6 +70,22 @@ def _alive(owner: dict) -> bool:
     return abs(started - float(owner["started"])) < 0.01
 
 
+def _owners(lockdir: Path):
+    """``(owner file, owner, stale)`` of every readable owner file in ``lockdir``, sorted by file name.
+
+    ``stale``: the owner is a process of this host that no longer runs. An unreadable file is skipped: not
+    ours to judge.
+    """
+    host = socket.gethostname()
+    for path in sorted(lockdir.glob(f"{OWNER_PREFIX}*.json")):
+        try:
+            owner = json.loads(path.read_text())
+            stale = owner["host"] == host and not _alive(owner)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        yield path, owner, stale
+
+
 def unclaimed_locks(lockdir: str | os.PathLike) -> list[Path]:
     """The lock files in ``lockdir`` that no owner file of a live process lists.
 
@@ -89,14 +105,9 @@ def unclaimed_locks(lockdir: str | os.PathLike) -> list[Path]:
     lockdir = Path(lockdir)
     if not lockdir.is_dir():
         return []
-    claimed = set()
-    for path in lockdir.glob(f"{OWNER_PREFIX}*.json"):
-        try:
-            owner = json.loads(path.read_text())
-            if _alive(owner) or owner["host"] != socket.gethostname():
-                claimed.update(os.path.basename(name) for name in owner.get("locks", []))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
+    claimed = {
+        os.path.basename(name) for _, owner, stale in _owners(lockdir) if not stale for name in owner.get("locks", [])
+    }
     return sorted(p for p in lockdir.glob("*.lock") if p.name not in claimed)
 
 
@@ -116,14 +127,8 @@ def clear_stale_locks(lockdir: str | os.PathLike) -> list[str]:
     lockdir = Path(lockdir)
     if not lockdir.is_dir():
         return []
-    host = socket.gethostname()
     removed = []
-    for path in sorted(lockdir.glob(f"{OWNER_PREFIX}*.json")):
-        try:
-            owner = json.loads(path.read_text())
-            stale = owner["host"] == host and not _alive(owner)
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # unreadable: not ours to judge
+    for path, owner, stale in _owners(lockdir):
         if not stale:
             continue
         for name in owner.get("locks", []):

@@ -144,15 +144,21 @@ def test_second_checkout_on_the_same_results_dir_is_refused(tmp_path):
     assert list((results / ".kernbench-runs").iterdir()) == []  # its own record removed at the end
 
 
-def test_stale_snakemake_locks_are_removed_and_live_ones_kept(tmp_path):
-    from kernbench.workflow_lock import clear_stale_locks, record_owner
-
+def _lock_dir_and_processes(tmp_path):
+    """A lock directory of five lock files, a process that has ended and one that runs for a minute."""
     locks = tmp_path / "locks"
     locks.mkdir()
     for name in ("0.input.lock", "0.output.lock", "1.input.lock", "1.output.lock", "2.output.lock"):
         (locks / name).write_text("/some/file\n")
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    return locks, dead, live
+
+
+def test_stale_snakemake_locks_are_removed_and_live_ones_kept(tmp_path):
+    from kernbench.workflow_lock import clear_stale_locks, record_owner
+
+    locks, dead, live = _lock_dir_and_processes(tmp_path)
     try:
         record_owner(locks, ["0.input.lock", "0.output.lock"], pid=dead.pid)
         dead.wait()
@@ -176,12 +182,7 @@ def test_stale_snakemake_locks_are_removed_and_live_ones_kept(tmp_path):
 def test_a_starting_run_claims_the_locks_no_live_run_holds(tmp_path):
     from kernbench.workflow_lock import record_owner, unclaimed_locks
 
-    locks = tmp_path / "locks"
-    locks.mkdir()
-    for name in ("0.input.lock", "0.output.lock", "1.input.lock", "1.output.lock", "2.output.lock"):
-        (locks / name).write_text("/some/file\n")
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    locks, dead, live = _lock_dir_and_processes(tmp_path)
     try:
         record_owner(locks, ["0.input.lock"], pid=dead.pid)  # a killed run's lock is free to claim
         dead.wait()
