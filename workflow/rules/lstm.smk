@@ -5,6 +5,13 @@ from kernbench.papers.anygram.lstm import SYSTEMS as LSTM_SYSTEMS, resolve_setti
 
 LSTM_SEEDS = config["lstm"]["seeds"]
 LSTM_JOB = anygram_plan.LSTM_JOB  # a job's log and benchmark path: its runs' path without the seed
+# With an MLflow server, the jobs log epochs and system metrics there while they train
+# (kernbench.report.tracking_live). An environment variable, not a param: a job is not rerun when the store changes.
+os.environ["KERNBENCH_TRACKING_URI"] = config["mlflow"]["tracking_uri"]
+
+
+envvars:
+    "KERNBENCH_TRACKING_URI",
 
 
 rule lstm:
@@ -20,6 +27,7 @@ rule lstm:
         profile=config["profile"],
         templates=anygram_plan.seed_templates(f"{RESULTS}/{anygram_plan.LSTM_RUN}"),
         seeds=LSTM_SEEDS,
+        mlflow_artifacts=f"{RESULTS}/mlartifacts",
     log:
         f"{LOGS}/{LSTM_JOB}.log",
     benchmark:
@@ -39,7 +47,8 @@ rule lstm:
         "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {params.seeds:q} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
         "--profile {params.profile:q} --threads {threads} --record {params.templates[record]:q} "
-        "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} > {log:q} 2>&1"
+        "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} "
+        '--tracking-uri="$KERNBENCH_TRACKING_URI" --mlflow-artifacts {params.mlflow_artifacts:q} > {log:q} 2>&1'
 
 
 # Sensitivity rows of the LSTMs (tables/sensitivity.csv): every system and seed retrained with the alternative of
@@ -69,6 +78,7 @@ rule lstm_sensitivity_run:
         profile=config["profile"],
         templates=anygram_plan.seed_templates(LSTM_SENS_RUNS),
         seeds=LSTM_SEEDS,
+        mlflow_artifacts=f"{RESULTS}/mlartifacts",
     log:
         f"{LOGS}/{LSTM_SENSITIVITY_JOB}.log",
     benchmark:
@@ -88,7 +98,8 @@ rule lstm_sensitivity_run:
         "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {params.seeds:q} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
         "--profile {params.profile:q} --threads {threads} --table sensitivity --record {params.templates[record]:q} "
-        "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} > {log:q} 2>&1"
+        "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} "
+        '--tracking-uri="$KERNBENCH_TRACKING_URI" --mlflow-artifacts {params.mlflow_artifacts:q} > {log:q} 2>&1'
 
 
 rule lstm_sensitivity_dataset:

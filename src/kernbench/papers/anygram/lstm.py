@@ -418,6 +418,20 @@ def _build_training_state(model, dev) -> None:
     model.evaluate(_dataset(ids[:2], None if aspect is None else aspect[:2], labels[:2], 2, shuffle_seed=None), verbose=0)
 
 
+def epoch_callback(on_epoch):
+    """A Keras callback that calls ``on_epoch(epoch, logs)`` at the end of each epoch (1-based, a copy of the logs).
+
+    It reads the logs only: the weights, the batches and the random state stay as they are.
+    """
+    import keras
+
+    class EpochCallback(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            on_epoch(epoch + 1, dict(logs or {}))
+
+    return EpochCallback()
+
+
 def train_lstm(
     frame: pd.DataFrame,
     words: np.ndarray,
@@ -429,6 +443,7 @@ def train_lstm(
     seed: int,
     dataset: str,
     jit_compile: bool | str = "auto",
+    on_epoch=None,
 ) -> LstmResult:
     """Train one LSTM on the train split, stop early on dev accuracy, evaluate dev and test.
 
@@ -449,6 +464,9 @@ def train_lstm(
         Name written in the result rows.
     jit_compile : bool or "auto"
         XLA-compiled steps (see :func:`build_model`).
+    on_epoch : callable, optional
+        Called as ``on_epoch(epoch, logs)`` after each epoch (1-based; ``logs`` as Keras' history records
+        them), for example to log it while the model trains (:func:`epoch_callback`).
 
     Returns
     -------
@@ -456,7 +474,10 @@ def train_lstm(
     """
     import keras
 
+    from tqdm.keras import TqdmCallback
+
     from kernbench.metrics import classification_scores
+    from kernbench.progress import bar_options
     from kernbench.runs import evaluate_splits
 
     if system not in SYSTEMS:
@@ -494,6 +515,9 @@ def train_lstm(
         monitor="val_accuracy", mode="max", patience=settings["patience"], restore_best_weights=True
     )
     train_ids, train_aspect, train_y = data["train"]
+    # Early stopping ends the bar short of max_epochs: its ETA is the longest the training can take.
+    epochs = TqdmCallback(settings["max_epochs"], desc=f"{dataset} {system} seed {seed}", verbose=0,
+                          **bar_options(settings["max_epochs"]))  # fmt: skip
     started = time.perf_counter()
     _build_training_state(model, data["dev"])
     train_batches = _dataset(
@@ -504,9 +528,9 @@ def train_lstm(
         train_batches,
         validation_data=_dataset(*data["dev"], PREDICT_BATCH, shuffle_seed=None),
         epochs=settings["max_epochs"],
-        callbacks=[stopper],
+        callbacks=[stopper, epochs] if on_epoch is None else [stopper, epochs, epoch_callback(on_epoch)],
         shuffle=False,  # the pipeline shuffles, seeded per epoch
-        verbose=2,
+        verbose=0,  # the epochs bar reports instead, with its ETA
     )
     trained = time.perf_counter() - started
     curves = {k: [float(v) for v in values] for k, values in sorted(history.history.items())}

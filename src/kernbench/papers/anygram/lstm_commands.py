@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -58,7 +59,27 @@ def _cmd_lstm(args) -> None:
 
 
 def _train_one(args, spec, settings: dict, frame, emb) -> None:
-    """Train the model of one seed (``args.seed``) and write its record, predictions and model."""
+    """Train the model of one seed (``args.seed``) and write its record, predictions and model.
+
+    With an MLflow server as ``args.tracking_uri``, the run is open there while the model trains
+    (:class:`kernbench.report.tracking_live.LiveRun`).
+    """
+    from kernbench.records import make_run_key
+    from kernbench.report.tracking_live import live_run
+
+    vectors = emb.vectors
+    key_params = {**settings, "seed": args.seed, "profile": args.profile, "embedding_dim": int(vectors.shape[1])}
+    live = live_run(
+        args.tracking_uri, paper=spec.paper, artifact_root=args.mlflow_artifacts,
+        run_key=make_run_key(args.table, spec.name, args.system, key_params),
+        run_name=f"{spec.name}/{args.system} seed {args.seed}",
+        tags={"dataset": spec.name, "system": args.system, "seed": args.seed},
+    )  # fmt: skip
+    with live or contextlib.nullcontext():
+        _train_and_write(args, spec, settings, frame, emb, key_params, None if live is None else live.log_epoch)
+
+
+def _train_and_write(args, spec, settings: dict, frame, emb, key_params: dict, on_epoch) -> None:
     from kernbench.papers.anygram.lstm import train_lstm
     from kernbench.runs import write_run
 
@@ -66,10 +87,9 @@ def _train_one(args, spec, settings: dict, frame, emb) -> None:
     vectors = emb.vectors
     result = train_lstm(
         frame, emb.words, vectors, cased=emb.cased, system=args.system, settings=settings, seed=args.seed,
-        dataset=spec.name,
+        dataset=spec.name, on_epoch=on_epoch,
     )
 
-    key_params = {**settings, "seed": args.seed, "profile": args.profile, "embedding_dim": int(vectors.shape[1])}
     save_model_atomic(result.model, args.model)
     record = write_run(
         args,
@@ -114,6 +134,12 @@ def register(subparsers) -> None:
     p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs, patience, trainable_embeddings and bucket_batches")
     add_run_arguments(p, several_seeds=True)
     p.add_argument("--model", required=True, help="where to save the trained model (.keras); with several seeds, holds {seed}")
+    p.add_argument("--tracking-uri", default="",
+                   help="the workflow's MLflow store (mlflow.tracking_uri); with a server (http(s)://…), each seed's "
+                        "epochs and system metrics go to its run while it trains; any other store is left alone")
+    p.add_argument("--mlflow-artifacts", default=None,
+                   help="artifact directory of the paper's MLflow experiment if this job creates it on the server "
+                        "(as track gives it: <results_dir>/mlartifacts)")
     p.add_argument("--table", default="anygram", choices=["anygram", "sensitivity"],
                    help="the table the run belongs to: Table 3, or only a row of the sensitivity table")
     p.set_defaults(func=_cmd_lstm)
