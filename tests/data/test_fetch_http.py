@@ -135,7 +135,8 @@ def test_the_mirror_comes_before_the_downloads(server, tmp_path, mirror):
 
 def test_a_missing_url_gives_way_to_the_next(server, tmp_path):
     server.files["copy/train.txt"] = TRAIN
-    entry = _entry("sst/train.txt", TRAIN, Download(server.url("gone/train.txt")), Download(server.url("copy/train.txt")))
+    gone, copy = Download(server.url("gone/train.txt")), Download(server.url("copy/train.txt"))
+    entry = _entry("sst/train.txt", TRAIN, gone, copy)
     target = fetch_file(entry, mirror=tmp_path / "empty", dest_dir=tmp_path / "raw", source="test", retries=0)
     assert target.read_bytes() == TRAIN
     assert server.requests == {"gone/train.txt": 1, "copy/train.txt": 1}

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import math
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, write_record
 
 
 def _free_port() -> int:
@@ -33,35 +38,62 @@ def _rest(base: str, endpoint: str, payload: dict | None = None) -> dict:
         return json.load(response)
 
 
-@pytest.fixture
-def tracking_server(tmp_path):
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [Path(sys.executable).parent / "mlflow", "server", "--host", "127.0.0.1", "--port", str(port),
-         "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
-         "--artifacts-destination", str(tmp_path / "server-artifacts"), "--workers", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    try:
+class MlflowServer:
+    """``mlflow server`` on 127.0.0.1: a sqlite store and the artifacts under ``root``; killed and started again on
+    the same port and store."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.base = f"http://127.0.0.1:{_free_port()}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        port = self.base.rsplit(":", 1)[1]
+        self.process = subprocess.Popen(
+            [Path(sys.executable).parent / "mlflow", "server", "--host", "127.0.0.1", "--port", port,
+             "--backend-store-uri", f"sqlite:///{self.root / 'server.db'}",
+             "--artifacts-destination", str(self.root / "server-artifacts"), "--workers", "1"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
         deadline = time.monotonic() + 120
         while True:
             try:
-                with urllib.request.urlopen(f"{base}/health", timeout=2):
-                    break
+                with urllib.request.urlopen(f"{self.base}/health", timeout=2):
+                    return
             except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.kill()
                     raise AssertionError("mlflow server did not come up")
                 time.sleep(0.5)
-        yield base
+
+    def kill(self) -> None:
+        """SIGKILL to the server and its workers, as when its machine or container goes down."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+        self.process = None
+
+
+@pytest.fixture
+def mlflow_server(tmp_path):
+    server = MlflowServer(tmp_path)
+    server.start()
+    try:
+        yield server
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        server.kill()
+
+
+@pytest.fixture
+def tracking_server(mlflow_server):
+    return mlflow_server.base
 
 
 def _all_runs(base: str) -> list[dict]:
-    experiments = _rest(base, "experiments/search", {"max_results": 100})["experiments"]
+    experiments = _rest(base, "experiments/search", {"max_results": 100}).get("experiments", [])  # none at first
     ids = [e["experiment_id"] for e in experiments if e["name"].startswith("kernbench-")]
+    if not ids:
+        return []
     runs, token = [], None
     while True:
         page = _rest(base, "runs/search", {"experiment_ids": ids, "max_results": 1000, **({"page_token": token} if token else {})})
@@ -125,3 +157,147 @@ def test_smoke_records_reach_a_tracking_server_once(tracking_server, smoke_run, 
     again = subprocess.run(command + ["--forcerun", "track"], cwd=REPO_ROOT, capture_output=True, text=True)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert sorted(r["info"]["run_id"] for r in _all_runs(tracking_server)) == sorted(r["info"]["run_id"] for r in runs)
+
+
+def _copy_without_tracking(smoke_results: Path, results: Path) -> None:
+    """The shared smoke run without its MLflow store: only the tracking steps run again."""
+    store = shutil.ignore_patterns("mlflow.db", "mlartifacts", "tracking", ".kernbench-runs")
+    shutil.copytree(smoke_results, results, ignore=store)
+
+
+def _logged(tracking_uri: str) -> list[tuple]:
+    """Every active run of the papers' experiments: ``(run_key, run_name, content_hash, metrics)``, sorted."""
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=tracking_uri)
+    experiments = [e.experiment_id for e in client.search_experiments() if e.name.startswith("kernbench-")]
+    runs = client.search_runs(experiments, max_results=50000)
+    return sorted(
+        (r.data.tags["run_key"], r.info.run_name, r.data.tags.get("content_hash"), sorted(r.data.metrics.items()))
+        for r in runs
+    )
+
+
+@pytest.mark.slow
+def test_a_server_killed_during_track_loses_no_run_and_duplicates_none(mlflow_server, smoke_run, tmp_path):
+    from mlflow.tracking import MlflowClient
+
+    results = tmp_path / "results"
+    _copy_without_tracking(smoke_run[0], results)
+    command = [sys.executable, "-m", "snakemake", "--cores", "2", "--config", "profile=smoke",
+               f"results_dir={results}", f"mlflow={{tracking_uri: '{mlflow_server.base}'}}"]
+
+    # The server goes down while a track job is logging; without retries the job fails at its next request.
+    with open(tmp_path / "first.log", "w") as log:
+        first = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                 env={**os.environ, "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "0"})
+        deadline = time.monotonic() + 600
+        while len(_all_runs(mlflow_server.base)) < 10:
+            assert first.poll() is None and time.monotonic() < deadline, (tmp_path / "first.log").read_text()[-3000:]
+            time.sleep(0.2)
+        mlflow_server.kill()
+        assert first.wait(timeout=600) != 0
+    logs = "".join(p.read_text() for p in (results / "logs/track").glob("*.log"))
+    assert f"MLflow store {mlflow_server.base} could not be written" in logs and "rerun the workflow" in logs
+    # A run cut short has no completion mark (unless the server went down between two runs).
+    store = MlflowClient(tracking_uri=f"sqlite:///{mlflow_server.root / 'server.db'}")  # read while the server is down
+    cut_short = [r for r in store.search_runs([e.experiment_id for e in store.search_experiments()])
+                 if "mlflow.parentRunId" not in r.data.tags and "content_hash" not in r.data.tags]
+
+    # Started again on the same port and store, the same command (MLflow's default retries) completes; the server
+    # goes down once more mid-way and is back within the client's retries.
+    mlflow_server.start()
+    with open(tmp_path / "second.log", "w") as log:
+        second = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
+        logged = len(_all_runs(mlflow_server.base))
+        deadline = time.monotonic() + 600
+        while len(_all_runs(mlflow_server.base)) < logged + 10:
+            assert second.poll() is None and time.monotonic() < deadline, (tmp_path / "second.log").read_text()[-3000:]
+            time.sleep(0.2)
+        mlflow_server.kill()
+        time.sleep(2)
+        mlflow_server.start()
+        assert second.wait(timeout=900) == 0, (tmp_path / "second.log").read_text()[-3000:]
+    logs = "".join(p.read_text() for p in (results / "logs/track").glob("*.log"))
+    assert "Retrying (Retry(" in logs  # urllib3's warning: a request met the server down and was sent again
+
+    # Nothing lost, nothing twice: the server holds exactly the runs the smoke run logged to its own store, with the
+    # same metrics and completion marks, and the manifest names each of them once.
+    reference = _logged(f"sqlite:///{smoke_run[0] / 'mlflow.db'}")
+    assert _logged(mlflow_server.base) == reference
+    manifest = pd.read_csv(results / "tracking/mlflow_runs.tsv", sep="\t")
+    assert sorted(manifest["run_id"]) == sorted(r["info"]["run_id"] for r in _all_runs(mlflow_server.base))
+    assert ("replaced" in set(manifest["status"])) == bool(cut_short)  # a run cut short is logged again
+
+    again = subprocess.run(command + ["--forcerun", "track"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert _logged(mlflow_server.base) == reference
+    assert set(pd.read_csv(results / "tracking/mlflow_runs.tsv", sep="\t")["status"]) == {"unchanged"}
+
+
+class _LosingProxy:
+    """An HTTP proxy in front of a server that passes the first ``runs/create`` request on and then drops the
+    connection instead of returning the answer, as a server killed or a proxy timing out just after the write."""
+
+    CREATE = "/api/2.0/mlflow/runs/create"
+
+    def __init__(self, upstream: str):
+        host = upstream.removeprefix("http://")
+        self.lost = 0
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _forward(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                connection = http.client.HTTPConnection(host, timeout=120)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+                connection.request(self.command, self.path, body=body, headers=headers)
+                response = connection.getresponse()
+                data = response.read()
+                connection.close()
+                if self.path.split("?")[0] == proxy.CREATE and not proxy.lost:
+                    proxy.lost += 1
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                self.send_response(response.status)
+                for key, value in response.getheaders():
+                    if key.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _forward
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+@pytest.mark.slow
+def test_a_run_creation_sent_again_after_a_lost_response_leaves_no_second_run(mlflow_server, tmp_path):
+    from mlflow.tracking import MlflowClient
+
+    from kernbench.report.tracking import log_records
+
+    rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
+    records = [write_record(tmp_path / f"{system}.json", paper="anygram", dataset="sst", system=system, rows=rows)
+               for system in ("Triv", "BoW-TFIDF")]
+    proxy = _LosingProxy(mlflow_server.base)
+    try:
+        manifest = log_records(records, tracking_uri=proxy.base, artifact_root=None, summaries=False)
+    finally:
+        proxy.httpd.shutdown()
+        proxy.httpd.server_close()
+    assert proxy.lost == 1  # MLflow's client sent the creation of the first run twice
+    client = MlflowClient(tracking_uri=mlflow_server.base)
+    runs = client.search_runs([client.get_experiment_by_name("kernbench-anygram").experiment_id])
+    assert sorted(r.info.run_id for r in runs) == sorted(m["run_id"] for m in manifest)
+    assert sorted(r.data.tags["run_key"] for r in runs) == sorted(json.loads(p.read_text())["run_key"] for p in records)
+    assert all(r.data.tags.get("content_hash") and r.data.metrics["test.accuracy"] == 40.0 for r in runs)

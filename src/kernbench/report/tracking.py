@@ -2,7 +2,8 @@
 
 Only the workflow's ``track`` rule calls :func:`log_records`, so a single
 process writes to the store and parallel experiment jobs never contend for
-the sqlite database. Each MLflow run carries the tags ``run_key`` and
+the sqlite database. On an MLflow server, an LSTM job opens its runs while it
+trains (:mod:`kernbench.report.tracking_live`), and ``track`` completes them. Each MLflow run carries the tags ``run_key`` and
 ``content_hash``; a record whose key is already logged with the same content
 is skipped, and one whose content changed replaces the older run.
 
@@ -189,14 +190,20 @@ def log_record(
     """
     from mlflow.entities import Metric, Param, RunTag
 
-    from kernbench.report.tracking_assets import keep_or_clear
+    from kernbench.report.tracking_assets import drop_strays, keep_or_clear
+    from kernbench.report.tracking_live import adoptable_run, delete_others, unlogged
 
     experiment = experiment_id(client, record["paper"], artifact_root)
     digest = _entry_digest(record, parent, children)
-    kept, existing = keep_or_clear(client, experiment, record["run_key"], digest)
-    if kept is not None:
-        return [{"run_key": record["run_key"], "run_id": r.info.run_id, "run_name": r.info.run_name,
-                 "status": "unchanged"} for r in kept]
+    # A run its training job opened on a server (kernbench.report.tracking_live) is completed, not replaced.
+    live = adoptable_run(client, experiment, record["run_key"])
+    if live is not None:
+        existing = delete_others(client, experiment, record["run_key"], live.info.run_id)
+    else:
+        kept, existing = keep_or_clear(client, experiment, record["run_key"], digest)
+        if kept is not None:
+            return [{"run_key": record["run_key"], "run_id": r.info.run_id, "run_name": r.info.run_name,
+                     "status": "unchanged"} for r in kept]
     status = "replaced" if existing else "logged"
 
     provenance = record.get("provenance", {})
@@ -212,10 +219,17 @@ def log_record(
         **({"seed": str(record["params"]["seed"])} if "seed" in record["params"] else {}),
         **standard_tags(record),
     }
-    run_id = client.create_run(experiment, start_time=started, run_name=parent.name, tags={**tags, **parent.tags}).info.run_id
+    if live is not None:
+        run_id = live.info.run_id
+        client.update_run(run_id, name=parent.name)
+        client.log_batch(run_id, tags=[RunTag(k, v) for k, v in {**tags, **parent.tags}.items()])
+    else:
+        run_id = client.create_run(experiment, start_time=started, run_name=parent.name, tags={**tags, **parent.tags}).info.run_id
     metrics = [Metric(k, v, finished, 0) for k, v in sorted(parent.metrics.items())]
     metrics += [Metric(name, value, finished, step) for name, value, step in curve_metrics(record.get("curves", {}))]
     metrics += [Metric(f"time.{k}_s", float(v), finished, 0) for k, v in sorted(record.get("timings", {}).items())]
+    if live is not None:
+        metrics = unlogged(client, run_id, metrics)
     params = [Param(k, v[:6000]) for k, v in sorted(_flat_params(record["params"]).items())]
     for start in range(0, len(params), 100):  # MLflow caps one batch at 100 params
         client.log_batch(run_id, params=params[start : start + 100])
@@ -247,6 +261,7 @@ def log_record(
     client.log_batch(run_id, tags=[RunTag(k, v) for k, v in standard_tags(record).items()])
     client.set_terminated(run_id, end_time=finished)
     client.set_tag(run_id, "content_hash", digest)
+    drop_strays(client, experiment, record["run_key"], [m["run_id"] for m in manifest])
     return manifest
 
 

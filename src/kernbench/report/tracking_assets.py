@@ -215,6 +215,31 @@ def keep_or_clear(client, experiment: str, run_key: str, digest: str):
     return (kept or None), existing
 
 
+def drop_strays(client, experiment: str, run_key: str, logged) -> None:
+    """Delete every run of ``run_key`` but the ``logged`` ones, once they are complete.
+
+    MLflow's HTTP client sends a request again when its response is lost (a server restarted or a proxy
+    timing out mid-request), POST requests too; a ``runs/create`` that reached the store before its response
+    was lost leaves a second, empty run of the key, which nothing else would remove while the key's content
+    stays the same.
+
+    Parameters
+    ----------
+    client : mlflow.tracking.MlflowClient
+        Client bound to the store.
+    experiment : str
+        The experiment's id.
+    run_key : str
+        The key just logged.
+    logged : iterable of str
+        The ids of the runs (and child runs) logged for it.
+    """
+    logged = set(logged)
+    for run in client.search_runs([experiment], filter_string=f"tags.run_key = '{run_key}'", max_results=5000):
+        if run.info.run_id not in logged:
+            client.delete_run(run.info.run_id)
+
+
 def log_summary(client, paper: str, experiment: str, table_paths, figure_paths) -> dict:
     """Log the summary run of ``paper``: its rows of every table (``log_table``) and its figures (``log_figure``).
 
@@ -255,4 +280,5 @@ def log_summary(client, paper: str, experiment: str, table_paths, figure_paths) 
             plt.close(fig)
     client.set_terminated(run_id)
     client.log_batch(run_id, tags=[RunTag("content_hash", digest)])
+    drop_strays(client, experiment, run_key, [run_id])
     return {"run_key": run_key, "run_id": run_id, "run_name": run_name, "status": "replaced" if existing else "logged"}
