@@ -53,17 +53,32 @@ def progress(iterable: Iterable, *, desc: str, total: int | None = None, unit: s
     """
     if total is None and hasattr(iterable, "__len__"):
         total = len(iterable)
+    return tqdm(iterable, desc=desc, total=total, unit=unit, **bar_options(total))
+
+
+def bar_options(total: int | None = None) -> dict:
+    """Keyword arguments of tqdm that draw a bar as :func:`progress` does, for bars that tqdm makes itself.
+
+    ``tqdm.keras.TqdmCallback(**bar_options(epochs))`` draws the epochs of a Keras model's training
+    on standard error, one line per redraw in a log file.
+
+    Parameters
+    ----------
+    total : int, optional
+        Number of items; fewer than two show no bar.
+
+    Returns
+    -------
+    dict
+        ``file``, ``position``, ``mininterval``, ``ascii``, ``dynamic_ncols`` and ``disable``.
+    """
     stream = sys.stderr
     interactive = hasattr(stream, "isatty") and stream.isatty()
-    return tqdm(
-        iterable,
-        desc=desc,
-        total=total,
-        unit=unit,
-        file=stream if interactive else _LineStream(stream),
-        position=None if interactive else 0,  # nested bars in a log: lines one after the other, no cursor moves
-        mininterval=1.0 if interactive else 30.0,
-        ascii=not interactive,
-        dynamic_ncols=interactive,
-        disable=os.environ.get(ENVIRONMENT_SWITCH, "1") == "0" or (total is not None and total < 2),
-    )
+    return {
+        "file": stream if interactive else _LineStream(stream),
+        "position": None if interactive else 0,  # nested bars in a log: lines one after the other, no cursor moves
+        "mininterval": 1.0 if interactive else 30.0,
+        "ascii": not interactive,
+        "dynamic_ncols": interactive,
+        "disable": os.environ.get(ENVIRONMENT_SWITCH, "1") == "0" or (total is not None and total < 2),
+    }
