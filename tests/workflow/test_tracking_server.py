@@ -109,7 +109,8 @@ def test_smoke_records_reach_a_tracking_server_once(tracking_server, smoke_run, 
     results = tmp_path / "results"
     store = shutil.ignore_patterns("mlflow.db", "mlartifacts", "tracking", ".kernbench-runs")
     shutil.copytree(smoke_run[0], results, ignore=store)
-    command = [sys.executable, "-m", "snakemake", "--cores", "2", "--config", "profile=smoke",
+    # --printshellcmds: the rule blocks of the jobs that ran, which the default profile's terminal leaves out
+    command = [sys.executable, "-m", "snakemake", "--cores", "2", "--printshellcmds", "--config", "profile=smoke",
                f"results_dir={results}", f"mlflow={{tracking_uri: '{tracking_server}'}}"]
     first = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
