@@ -67,12 +67,14 @@ if ANYGRAM["tile_rows"]:
         input:
             prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
             embeddings=lambda wc: embeddings_for(wc.dataset),
+            # The prepared table, and with it a checkpoint's wait, only when the subsample leaves the tile count open.
             tiles=lambda wc: anygram_tile_files(
                 ANYGRAM_CACHE,
                 wc.dataset,
                 wc.kernel,
-                checkpoints.prepare.get(dataset=wc.dataset).output[0],
+                lambda: checkpoints.prepare.get(dataset=wc.dataset).output[0],
                 ANYGRAM["tile_rows"],
+                subsample=config["subsample"],
             ),
         output:
             ANYGRAM_GRAM_FILES,

@@ -89,3 +89,21 @@ def test_assemble_refuses_missing_tiles(laptop_slice, capsys):
     assert code == 1
     assert "train" in capsys.readouterr().err
     assert not out_dir.exists() or not any(out_dir.iterdir())
+
+
+def _never():
+    raise AssertionError("the prepared table was read")
+
+
+@pytest.mark.parametrize(
+    ("subsample", "known"),
+    [({"train": 256, "dev": 60, "test": 100}, True), ({"train": 400, "dev": 60, "test": 100}, False),
+     ({"dev": 60, "test": 100}, False), ({}, False), (None, False)],
+)  # fmt: skip
+def test_a_subsample_within_one_tile_plans_the_tiles_before_the_table_is_prepared(tmp_path, subsample, known):
+    prepared = tmp_path / "prepared.parquet"
+    pd.DataFrame({"split": ["train"] * 300 + ["dev"] * 60 + ["test"] * 100}).to_parquet(prepared)
+    tiles = tile_files("c", "d", "k", _never if known else lambda: str(prepared), 256, subsample=subsample)
+    # Known: one tile per split (a subsample of 256 rows at most); read: train's 300 rows are two tiles.
+    train = ["c/d/k/tiles/train_0.npz"] if known else ["c/d/k/tiles/train_0.npz", "c/d/k/tiles/train_1.npz"]
+    assert tiles == [*train, "c/d/k/tiles/dev_0.npz", "c/d/k/tiles/test_0.npz"]

@@ -421,8 +421,13 @@ def gram_files(cache: str, dataset: str, system: str, cfg: dict) -> list[str]:
     ]
 
 
-def tile_files(cache: str, dataset: str, kernel: str, prepared_path: str, tile_rows: int) -> list[str]:
+def tile_files(
+    cache: str, dataset: str, kernel: str, prepared, tile_rows: int, *, subsample: dict | None = None
+) -> list[str]:
     """Row-tile files ``<cache>/<dataset>/<kernel>/tiles/<split>_<tile>.npz`` of every split of a prepared dataset.
+
+    When ``subsample`` keeps at most ``tile_rows`` rows of every split, each split is one tile whatever the data,
+    and the files are known before the dataset is prepared: the workflow plans every tile job from the start.
 
     Parameters
     ----------
@@ -430,18 +435,22 @@ def tile_files(cache: str, dataset: str, kernel: str, prepared_path: str, tile_r
         Any-gram cache directory.
     dataset, kernel : str
         Dataset name and kernel setting (:attr:`KernelSetting.name`).
-    prepared_path : str
-        The prepared parquet (its split sizes decide the number of tiles).
+    prepared : str or callable
+        The prepared parquet (its split sizes decide the number of tiles), or a function returning its path,
+        called only when the split sizes are needed.
     tile_rows : int
         Rows per tile.
+    subsample : dict, optional
+        The config's ``subsample``: the most rows prepare keeps of each split.
 
     Returns
     -------
     list of str
     """
-    splits = pd.read_parquet(prepared_path, columns=["split"])["split"]
-    return [
-        f"{cache}/{dataset}/{kernel}/tiles/{split}_{k}.npz"
-        for split in SPLITS
-        for k in range(len(tile_bounds(int((splits == split).sum()), tile_rows)))
-    ]
+    check_tile_rows(tile_rows)
+    if all((subsample or {}).get(split, tile_rows + 1) <= tile_rows for split in SPLITS):
+        counts = dict.fromkeys(SPLITS, 1)
+    else:
+        splits = pd.read_parquet(prepared() if callable(prepared) else prepared, columns=["split"])["split"]
+        counts = {split: len(tile_bounds(int((splits == split).sum()), tile_rows)) for split in SPLITS}
+    return [f"{cache}/{dataset}/{kernel}/tiles/{split}_{k}.npz" for split in SPLITS for k in range(counts[split])]
