@@ -199,7 +199,8 @@ def check_names(config: dict, key: str, valid, what: str) -> None:
     config : dict
         The workflow config.
     key : str
-        Dotted path of the key (``"anygram.svm_systems"``); a missing key is not checked.
+        Dotted path of the key (``"anygram.svm_systems"``); a missing key is not checked. A mapping's keys
+        are checked (``lstm.hyperparameters``: one entry per dataset).
     valid : iterable of str
         The names the registry declares.
     what : str
@@ -215,7 +216,7 @@ def check_names(config: dict, key: str, valid, what: str) -> None:
         if not isinstance(value, dict) or part not in value:
             return
         value = value[part]
-    values = value if isinstance(value, list) else [value]
+    values = list(value) if isinstance(value, (list, dict)) else [value]
     valid = list(valid)
     unknown = [v for v in values if v not in valid]
     if unknown:

@@ -59,6 +59,18 @@ class Paper:
     tracking_rank : int
         Place of its MLflow job in the chain of the papers' jobs (lowest first): the papers whose runs
         usually finish first come first, so that only the last paper's logging is left at a run's end.
+    config_keys : tuple of str
+        The top-level keys of the workflow config that are its sections (``anygram``, ``lstm``).
+    config_schema : str
+        ``"package:file"``: the JSON schema of its sections, a file of the package
+        (``"kernbench.papers.fisher:config.schema.yaml"``): an object schema whose ``properties`` are
+        ``config_keys``, with its own ``definitions``. :mod:`kernbench.config_schema` composes it with the
+        workflow's schema and validates the config against it.
+    config_names : str
+        ``"module:function"`` giving the names each of its config keys may hold, checked at start-up:
+        ``function(catalog) -> {key: (valid names, what they are)}``, with ``catalog`` the workflow's
+        :class:`kernbench.catalog.Catalog` and ``key`` dotted (``"fisher.categories"``); for a mapping,
+        its keys are checked.
     """
 
     name: str
@@ -77,6 +89,9 @@ class Paper:
     descriptions: dict = field(default_factory=dict)
     rules: tuple[str, ...] = ()
     tracking_rank: int = 0
+    config_keys: tuple[str, ...] = ()
+    config_schema: str = ""
+    config_names: str = ""
 
 
 @dataclass(frozen=True)

@@ -5,22 +5,33 @@ from __future__ import annotations
 import copy
 import sys
 
+import jsonschema
 import pytest
 import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import update_config, validate
 
 from kernbench.config_check import ConfigError, check_results_dir
+from kernbench.config_schema import check_top_level_keys, composed_schema, fragment_paths
+from kernbench.papers import PAPERS
 from tests.conftest import REPO_ROOT, run_snakemake
 
-SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+WORKFLOW_SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA = composed_schema(WORKFLOW_SCHEMA, PAPERS)
+
+
+def default_config(override: dict) -> dict:
+    config = copy.deepcopy(yaml.safe_load((REPO_ROOT / "config.yaml").read_text()))
+    update_config(config, override)
+    return config
 
 
 def checked(override: dict) -> dict:
-    """The default config with ``override`` merged in, through the schema check the workflow runs at start-up."""
-    config = copy.deepcopy(yaml.safe_load((REPO_ROOT / "config.yaml").read_text()))
-    update_config(config, override)
-    validate(config, schema=str(SCHEMA))
+    """The default config with ``override`` merged in, through the schema checks the workflow runs at start-up."""
+    config = default_config(override)
+    check_top_level_keys(config, SCHEMA)
+    for schema in (WORKFLOW_SCHEMA, *fragment_paths(PAPERS)):
+        validate(config, schema=str(schema))
     return config
 
 
@@ -42,6 +53,9 @@ def test_values_past_a_bound_are_refused(override, named):
     with pytest.raises(WorkflowError) as error:
         checked(override)
     assert named in str(error.value)
+    with pytest.raises(jsonschema.ValidationError) as composed:
+        jsonschema.Draft202012Validator(SCHEMA).validate(default_config(override))
+    assert named in str(composed.value)
 
 
 @pytest.mark.parametrize(
@@ -56,7 +70,7 @@ def test_values_past_a_bound_are_refused(override, named):
     ],
 )
 def test_values_on_a_bound_are_accepted(override):
-    checked(override)
+    jsonschema.Draft202012Validator(SCHEMA).validate(checked(override))
 
 
 def test_every_profile_of_the_shipped_config_is_within_the_bounds():

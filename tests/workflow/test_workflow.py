@@ -32,7 +32,7 @@ def kernbench(*args):
         ("datasets=[sst,imdb]", "imdb"),
         ("seed=-1", "seed"),
         ("semeval14={dev_fraction: -0.2}", "dev_fraction"),
-        ("no_such_key=1", "no_such_key"),
+        ("no_such_key=1", "config: unknown key 'no_such_key'"),
         ("seed=twelve", "twelve"),
         ("seed=4294967296", "seed"),  # numpy and scikit-learn take 32-bit seeds
         ("seed=1.5", "seed"),
@@ -43,6 +43,14 @@ def kernbench(*args):
         ("catalog={sst: {path: mine.csv, sha256: " + "0" * 64 + "}}", "catalog.sst: 'sst' is a built-in dataset"),
         ("ordinal={datasets: [sst]}", "ordinal.datasets names 'sst', not one of the rated (1-5) datasets"),
         ("catalog={mine: {path: mine.txt, sha256: " + "0" * 64 + "}}", "mine.txt"),
+        # a paper's section, checked by the schema fragment of its package and by its list of names
+        ("fisher={k: 9}", "On instance['fisher']['k']"),
+        ("fisher={lowercase: maybe}", "'maybe' is not of type 'boolean'"),
+        ("lstm={no_such_option: 1}", "'no_such_option' was unexpected"),
+        ("fisher={categories: [earn, wheat2]}", "config: fisher.categories names 'wheat2', not one of the Reuters"),
+        ("lstm={hyperparameters: {imdb: {}}}", "config: lstm.hyperparameters names 'imdb'"),
+        ("tables=[baselines,imdb]", "config: tables names 'imdb'"),
+        ("gap_tolerance={ordinal: 1}", "config: gap_tolerance names 'ordinal'"),
     ],
 )
 def test_bad_config_is_rejected_at_start_up_naming_the_key(tmp_path, override, named):

@@ -7,8 +7,6 @@ import sys
 
 from snakemake.utils import update_config, validate
 
-import yaml
-
 from kernbench.catalog import BASELINE_SYSTEMS, Catalog, papers_of_tasks
 from kernbench.catalog_config import ENV_VAR as CATALOG_ENV_VAR, lstm_hyperparameters
 from kernbench.closing_message import closing_message
@@ -16,14 +14,16 @@ from kernbench.data import SPLITS
 from kernbench.paper import resolve as resolve_reference
 from kernbench.papers import PAPERS
 from kernbench.papers.anygram.kernel_setting import KernelSetting
-from kernbench.config_check import check_results_dir, integers_as_int, typed_overrides
+from kernbench.config_check import check_names, check_results_dir, integers_as_int, typed_overrides
+from kernbench.config_schema import check_top_level_keys, composed_schema, fragment_paths
 from kernbench.provenance import config_hash
 from kernbench.workflow_lock import claim_results_dir, clear_stale_locks, record_owner, release_results_dir, unclaimed_locks
 from kernbench.workflow_signals import interruption_message, remember_interrupts
 
 
-with open(os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")) as _schema:
-    CONFIG_SCHEMA = yaml.safe_load(_schema)
+# The config's schema: the keys the papers share (workflow/schemas/config.schema.yaml) and each paper's sections (the
+# fragment its package declares, kernbench.paper.Paper.config_schema), composed into one.
+CONFIG_SCHEMA = composed_schema(os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml"), PAPERS)
 
 
 def _apply_profile(cfg):
@@ -43,34 +43,27 @@ def _apply_profile(cfg):
 
 
 config.update(_apply_profile(config))
+# A key that no schema file describes is refused by name; each file then checks its own keys (Snakemake resolves a
+# file's `$ref` against that file).
+check_top_level_keys(config, CONFIG_SCHEMA)
 validate(config, schema="../schemas/config.schema.yaml")
-# The config's lists of kernel systems name systems of the any-gram registry (the schema checks only their types).
-from kernbench.config_check import check_names
-from kernbench.papers.anygram.systems import config_names as anygram_config_names
-
-for _key, _valid in anygram_config_names().items():
-    check_names(config, _key, _valid, "kernel systems it may name")
+for _fragment in fragment_paths(PAPERS):
+    validate(config, schema=str(_fragment))
 # JSON Schema takes 1000.0 (`--config seed=1e3`) as an integer; the commands need it written 1000.
 config.update(integers_as_int(config, CONFIG_SCHEMA))
 
 # Every dataset, built once: the registry's and the config's own (`catalog`, checked; relative paths are relative to
-# the working directory); the jobs read the catalog from the environment. The config's lists of datasets name
-# datasets of it that fit the key (the schema checks only their types).
+# the working directory); the jobs read the catalog from the environment. The config's lists of names (datasets,
+# tables, each paper's systems and datasets) name what the registries declare (the schema checks only their types).
 CATALOG = Catalog.from_config(config["catalog"], base_dir=os.getcwd(), papers_of_tasks=papers_of_tasks(PAPERS))
-for _key, _valid, _what in (
-    ("datasets", CATALOG.names(), "datasets (built-in or under `catalog`)"),
-    ("anygram.agk_datasets", CATALOG.names(tokenised=True), "datasets with tokens"),
-    ("anygram.ngtk_datasets", CATALOG.names(aspect_terms=True), "datasets with aspect terms"),
-    ("anygram.sensitivity.datasets", CATALOG.names(aspect_terms=True), "datasets with aspect terms"),
-    ("anygram.sensitivity.lowercase_sm_datasets", CATALOG.names(tokenised=True, builtin=True), "built-in datasets"),
-    ("lstm.datasets", CATALOG.names(tokenised=True), "datasets with tokens"),
-    ("lstm.sensitivity_datasets", CATALOG.names(tokenised=True, builtin=True), "built-in datasets with tokens"),
-    ("ordinal.datasets", CATALOG.names(task="ordinal"), "rated (1-5) datasets"),
-    ("fisher.categories", CATALOG["reuters"].categories, "Reuters categories"),
-):
-    check_names(config, _key, _valid, _what)
-check_names({"lstm": {"hyperparameters": list(config["lstm"]["hyperparameters"])}}, "lstm.hyperparameters",
-            CATALOG.names(tokenised=True, builtin=True), "built-in datasets with tokens (a catalog entry has `lstm`)")
+check_names(config, "datasets", CATALOG.names(), "datasets (built-in or under `catalog`)")
+check_names(config, "tables", ["baselines", *PAPERS], "tables of the baselines and the papers")
+check_names(config, "gap_tolerance", [name for name, paper in PAPERS.items() if paper.headline_metric],
+            "tables with the paper's values to compare")
+for _paper in PAPERS.values():
+    if _paper.config_names:
+        for _key, (_valid, _what) in resolve_reference(_paper.config_names)(CATALOG).items():
+            check_names(config, _key, _valid, _what)
 os.environ[CATALOG_ENV_VAR] = CATALOG.to_environment()
 DATASETS = CATALOG
 TOKENISED = CATALOG.tokenised

@@ -17,6 +17,9 @@ PAPER = Paper(
     },
     rules=("lstm.smk", "anygram.smk"),
     tracking_rank=2,
+    config_keys=("anygram", "lstm"),
+    config_schema="kernbench.papers.anygram:config.schema.yaml",
+    config_names="kernbench.papers.anygram.config_names:config_names",
     descriptions={
         "anygram": (
             "Kaljahi & Foster, **Table 3**: dev and test accuracy and macro-F1 of the kernel systems (any-gram "

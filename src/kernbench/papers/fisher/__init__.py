@@ -15,6 +15,9 @@ PAPER = Paper(
     mean_over_datasets=True,
     rules=("fisher.smk", "fisher_sensitivity.smk"),
     tracking_rank=1,
+    config_keys=("fisher",),
+    config_schema="kernbench.papers.fisher:config.schema.yaml",
+    config_names="kernbench.papers.fisher.config_names:config_names",
     descriptions={
         "fisher": (
             "Saunders, Shawe-Taylor & Vinokourov, **Table 1**: test average precision (with precision, recall and "

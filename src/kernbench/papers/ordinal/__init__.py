@@ -47,6 +47,9 @@ PAPER = Paper(
     extra_tables={"ordinal_claims": "Baccianella, Esuli & Sebastiani: the four claims about Figure 1"},
     rules=("ordinal.smk",),
     tracking_rank=0,
+    config_keys=("ordinal",),
+    config_schema="kernbench.papers.ordinal:config.schema.yaml",
+    config_names="kernbench.papers.ordinal.config_names:config_names",
     descriptions={
         "ordinal": """Baccianella, Esuli & Sebastiani, **Figure 1**: macro-averaged MAE of ε-SVR after each feature-selection
 method, per reduction level ``xi``, on the two review corpora.""",
