@@ -190,8 +190,7 @@ def log_record(
     """
     from mlflow.entities import Metric, Param, RunTag
 
-    from kernbench.report.tracking_assets import drop_strays, keep_or_clear
-    from kernbench.report.tracking_live import adoptable_run, delete_others, unlogged
+    from kernbench.report.tracking_assets import adoptable_run, delete_others, drop_strays, keep_or_clear, unlogged
 
     experiment = experiment_id(client, record["paper"], artifact_root)
     digest = _entry_digest(record, parent, children)

@@ -13,6 +13,11 @@ from kernbench.errors import DataError, KernbenchError
 
 #: ``mlflow.data.context`` of a prepared dataset: it holds every split of the run.
 DATASET_CONTEXT = "prepared"
+#: The tag of a run that a training job opened on an MLflow server (:mod:`kernbench.report.tracking_live`), and its
+#: values: while the model trains, and once its record is written.
+LIVE_TAG = "live"
+TRAINING = "training"
+TRAINED = "trained"
 
 
 class Assets:
@@ -282,3 +287,36 @@ def log_summary(client, paper: str, experiment: str, table_paths, figure_paths) 
     client.log_batch(run_id, tags=[RunTag("content_hash", digest)])
     drop_strays(client, experiment, run_key, [run_id])
     return {"run_key": run_key, "run_id": run_id, "run_name": run_name, "status": "replaced" if existing else "logged"}
+
+
+def adoptable_run(client, experiment: str, run_key: str):
+    """The run a training job opened for ``run_key`` and ``track`` has not completed yet, or None.
+
+    That is a run tagged ``live`` = ``trained`` without ``content_hash``; of several (which a job deletes
+    before it opens its own), the latest.
+    """
+    runs = client.search_runs(
+        [experiment], filter_string=f"tags.run_key = '{run_key}' and tags.{LIVE_TAG} = '{TRAINED}'", max_results=5000
+    )
+    runs = [run for run in runs if "content_hash" not in run.data.tags]
+    return max(runs, key=lambda run: run.info.start_time) if runs else None
+
+
+def delete_others(client, experiment: str, run_key: str, keep: str) -> list:
+    """Delete every run of ``run_key`` but the run ``keep``; return the runs deleted."""
+    runs = client.search_runs([experiment], filter_string=f"tags.run_key = '{run_key}'", max_results=5000)
+    others = [run for run in runs if run.info.run_id != keep]
+    for run in others:
+        client.delete_run(run.info.run_id)
+    return others
+
+
+def unlogged(client, run_id: str, metrics) -> list:
+    """The ``metrics`` (``mlflow.entities.Metric``) whose name and step the run does not hold yet."""
+    present = set(client.get_run(run_id).data.metrics)
+    logged = {
+        (point.key, point.step)
+        for key in present & {metric.key for metric in metrics}
+        for point in client.get_metric_history(run_id, key)
+    }
+    return [metric for metric in metrics if (metric.key, metric.step) not in logged]

@@ -6,10 +6,10 @@ with the run key that ``track`` logs the record under and ``live`` = ``training`
 curve metrics go there, under the names, units and steps ``track`` gives them (``curve.train.loss``,
 ``curve.dev.accuracy``, step = epoch), and MLflow's system metrics monitor logs ``system/*`` (CPU,
 memory, disk, network) every 10 s while the model trains. Once the record is written the run ends
-(FINISHED) with ``live`` = ``trained``. ``track`` then completes that same run (:func:`adoptable_run`)
-instead of creating another: it logs the params, the table metrics, the artifacts and the model,
-leaves out the per-epoch values already there (:func:`unlogged`) and sets ``content_hash`` last, as
-for any run.
+(FINISHED) with ``live`` = ``trained``. ``track`` then completes that same run
+(:func:`kernbench.report.tracking_assets.adoptable_run`) instead of creating another: it logs the params,
+the table metrics, the artifacts and the model, leaves out the per-epoch values already there
+(:func:`kernbench.report.tracking_assets.unlogged`) and sets ``content_hash`` last, as for any run.
 
 A local store (the default sqlite file) is left alone by the training jobs: only ``track`` writes to it,
 one job at a time, since sqlite lets one writer in at a time and parallel jobs would wait on its lock or
@@ -22,12 +22,9 @@ import logging
 import time
 from urllib.parse import urlparse
 
-log = logging.getLogger("kernbench")
+from kernbench.report.tracking_assets import LIVE_TAG, TRAINED, TRAINING
 
-#: The tag of a run opened by a training job, and its values.
-LIVE_TAG = "live"
-TRAINING = "training"
-TRAINED = "trained"
+log = logging.getLogger("kernbench")
 
 
 def is_server(tracking_uri: str | None) -> bool:
@@ -164,36 +161,3 @@ def delete_unfinished(client, experiment: str, run_key: str) -> list[str]:
     for run_id in gone:
         client.delete_run(run_id)
     return gone
-
-
-def adoptable_run(client, experiment: str, run_key: str):
-    """The run a training job opened for ``run_key`` and ``track`` has not completed yet, or None.
-
-    That is a run tagged ``live`` = ``trained`` without ``content_hash``; of several (which a job deletes
-    before it opens its own), the latest.
-    """
-    runs = client.search_runs(
-        [experiment], filter_string=f"tags.run_key = '{run_key}' and tags.{LIVE_TAG} = '{TRAINED}'", max_results=5000
-    )
-    runs = [run for run in runs if "content_hash" not in run.data.tags]
-    return max(runs, key=lambda run: run.info.start_time) if runs else None
-
-
-def delete_others(client, experiment: str, run_key: str, keep: str) -> list:
-    """Delete every run of ``run_key`` but the run ``keep``; return the runs deleted."""
-    runs = client.search_runs([experiment], filter_string=f"tags.run_key = '{run_key}'", max_results=5000)
-    others = [run for run in runs if run.info.run_id != keep]
-    for run in others:
-        client.delete_run(run.info.run_id)
-    return others
-
-
-def unlogged(client, run_id: str, metrics) -> list:
-    """The ``metrics`` (``mlflow.entities.Metric``) whose name and step the run does not hold yet."""
-    present = set(client.get_run(run_id).data.metrics)
-    logged = {
-        (point.key, point.step)
-        for key in present & {metric.key for metric in metrics}
-        for point in client.get_metric_history(run_id, key)
-    }
-    return [metric for metric in metrics if (metric.key, metric.step) not in logged]
