@@ -74,6 +74,16 @@ def test_bar_options_draw_the_bars_tqdm_makes_itself_as_progress_does(capsys):
     assert capsys.readouterr().err.splitlines()[-1].startswith("own: 100%|##########| 3/3")
 
 
+def test_closing_a_bar_after_its_last_redraw_writes_no_second_last_line(capsys):
+    from tqdm import tqdm
+
+    with tqdm(total=2, desc="drawn", **{**bar_options(2), "mininterval": 0}) as bar:  # every update redraws
+        bar.update(1)
+        bar.update(1)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split("|")[0] for line in lines] == ["drawn:   0%", "drawn:  50%", "drawn: 100%"]
+
+
 def test_lstm_training_reports_its_epochs_with_their_metrics_and_eta_on_stderr(capsys):
     from kernbench.papers.anygram import lstm
 

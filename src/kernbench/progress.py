@@ -13,16 +13,29 @@ from tqdm import tqdm
 ENVIRONMENT_SWITCH = "KERNBENCH_PROGRESS"
 
 
+#: What a bar has counted: its description, percentage, bar and ``n/total``, before the times and the rate.
+_COUNT = re.compile(r"^(.*\| *\S+/\S+) \[")
+
+
 class _LineStream:
-    """A log file seen through tqdm: each redraw of a bar is a whole line, not a carriage return."""
+    """A log file seen through tqdm: each redraw of a bar is a whole line, not a carriage return.
+
+    A redraw at the count of the line before it is left out: closing a bar draws its last count again (with
+    the overall rate), which a terminal draws over the same line and a log would keep twice.
+    """
 
     def __init__(self, stream):
         self.stream = stream
+        self.last = None
 
     def write(self, text: str) -> None:
         for line in re.split(r"[\r\n]", text):
-            if line.strip():
-                self.stream.write(line.rstrip() + "\n")
+            line = line.rstrip()
+            count = _COUNT.match(line)
+            state = count.group(1) if count else line
+            if line.strip() and state != self.last:
+                self.stream.write(line + "\n")
+                self.last = state
 
     def flush(self) -> None:
         self.stream.flush()
