@@ -8,6 +8,13 @@ from kernbench.papers.anygram.kernel_setting import KernelSetting as AnygramKern
 from kernbench.papers.anygram.systems import kernel_encoding as anygram_kernel_encoding
 from kernbench.papers.anygram.sensitivity import sensitivity_jobs as anygram_sensitivity_jobs
 
+
+# A kernel setting's name (AGKwest_lam0.4_theta0.8), from the kernel-system registry; it also tells apart the rules
+# that share a path pattern (anygram_svm and anygram_primal).
+wildcard_constraints:
+    kernel=AnygramKernelSetting.PATTERN,
+
+
 ANYGRAM = config["anygram"]
 ANYGRAM_CACHE = f"{RESULTS}/{anygram_plan.GRAM_CACHE}"
 # training: primal moves the systems with an explicit feature map from SVC on Gram matrices to a linear SVM on it.

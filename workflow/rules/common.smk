@@ -13,7 +13,6 @@ from kernbench.closing_message import closing_message
 from kernbench.data import SPLITS
 from kernbench.paper import resolve as resolve_reference
 from kernbench.papers import PAPERS
-from kernbench.papers.anygram.kernel_setting import KernelSetting
 from kernbench.config_check import check_names, check_results_dir, integers_as_int, typed_overrides
 from kernbench.config_schema import check_top_level_keys, composed_schema, fragment_paths
 from kernbench.provenance import config_hash
@@ -82,12 +81,11 @@ COMBINING_PRIORITY = 1
 
 # Wildcards that mean the same thing in every rule, with their domains from the registries. The rules' own blocks
 # narrow dataset, system, paper, table and choice to what each rule produces; that also tells apart the rules that
-# share a path pattern (anygram_svm and anygram_primal).
+# share a path pattern. A paper's own wildcards are constrained in its rule files.
 wildcard_constraints:
     split="|".join(SPLITS),
     seed=r"\d+",
     tile=r"\d+",
-    kernel=KernelSetting.PATTERN,
 
 
 # Jobs read this to stamp their run records; an environment variable, not a param, so that a

@@ -7,7 +7,8 @@ LSTM_SEEDS = config["lstm"]["seeds"]
 LSTM_JOB = anygram_plan.LSTM_JOB  # a job's log and benchmark path: its runs' path without the seed
 # With an MLflow server, the jobs log epochs and system metrics there while they train
 # (kernbench.report.tracking_live). An environment variable, not a param: a job is not rerun when the store changes.
-os.environ["KERNBENCH_TRACKING_URI"] = config["mlflow"]["tracking_uri"]
+LSTM_TRACKING_URI = config["mlflow"]["tracking_uri"]
+os.environ["KERNBENCH_TRACKING_URI"] = LSTM_TRACKING_URI
 
 
 envvars:
