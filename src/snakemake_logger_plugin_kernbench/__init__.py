@@ -32,7 +32,12 @@ HIDDEN_EVENTS = frozenset({LogEvent.JOB_INFO, LogEvent.GROUP_INFO, LogEvent.SHEL
 #: The event of a finished job's line.
 FINISHED = "kernbench_job_finished"
 #: Messages without an event that only make sense beside the rule blocks.
-HIDDEN_MESSAGES = ("Select jobs to execute...", "Reasons:\n")
+HIDDEN_MESSAGES = (
+    "Select jobs to execute...",
+    "Reasons:\n",
+    "DAG of jobs will be updated after completion.",
+    "Updating checkpoint dependencies.",
+)
 
 
 @dataclass
