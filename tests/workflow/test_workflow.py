@@ -237,6 +237,15 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(smoke_run):
     # Long jobs report progress in their logs: the bootstrap of the intervals, one line per redraw.
     bootstrap = (results / "logs/tables/anygram.log").read_text()
     assert "bootstrap intervals (200 resamples): 100%" in bootstrap and "\r" not in bootstrap
+    # ... and the LSTMs their epochs, with the metrics of the last one.
+    lstm_log = (results / "logs/runs/anygram/sst/lstm/BiLSTM.log").read_text()
+    assert re.search(r"^sst BiLSTM seed \d+: 100%\|#+\| 2/2 \[.*val_accuracy=", lstm_log, re.M), lstm_log[-2000:]
+    # The terminal (the default profile's logger): one line per finished job under a step total fixed from the
+    # start, no rule block, no line listing files.
+    steps = re.findall(r"^\[\d\d:\d\d:\d\d\] \d+ of (\d+) steps \(\d+%\) done: \w+", first.stderr, re.M)
+    assert steps and set(steps) == {str(len(steps))}, sorted(set(steps))
+    assert not re.search(r"^(local)?(rule|checkpoint) \w+:$", first.stderr, re.M)
+    assert max(len(line) for line in first.stderr.splitlines()) <= 300
 
     table = pd.read_csv(results / "tables/baselines.csv")
     assert list(table.columns[:9]) == ["dataset", "system", "split", "metric", "value", "ci_low", "ci_high",
