@@ -51,3 +51,23 @@ def test_evaluate_splits_scores_dev_then_test_and_skips_empty_splits():
     assert accuracy == pytest.approx(2 / 3)  # fractions here; the tables print percent
     assert {r["split"] for r in rows} == {"dev"}
     assert predictions["id"].tolist() == [2, 3, 4] and predictions["y_pred"].tolist() == [1, 1, 1]
+
+
+def test_paths_per_run_fills_each_value_and_refuses_templates_runs_would_share():
+    import argparse
+
+    from kernbench.errors import DataError
+    from kernbench.runs import paths_per_run
+
+    args = argparse.Namespace(record="runs/{seed}.json", predictions="runs/{seed}.parquet")
+    assert paths_per_run(args, ("record", "predictions"), "seed", [1, 2], command="lstm") == {
+        1: {"record": "runs/1.json", "predictions": "runs/1.parquet"},
+        2: {"record": "runs/2.json", "predictions": "runs/2.parquet"},
+    }
+    one = argparse.Namespace(record="runs/a.json", predictions="runs/a.parquet")
+    assert paths_per_run(one, ("record", "predictions"), "seed", [7], command="lstm") == {
+        7: {"record": "runs/a.json", "predictions": "runs/a.parquet"}
+    }
+    shared = argparse.Namespace(record="runs/{category}.json", predictions="runs/all.parquet")
+    with pytest.raises(DataError, match=r"fisher-svm --predictions 'runs/all.parquet' must contain \{category\}.*acq, earn"):
+        paths_per_run(shared, ("record", "predictions"), "category", ["acq", "earn"], command="fisher-svm")

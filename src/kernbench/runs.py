@@ -51,6 +51,43 @@ def add_input_arguments(parser, *flags: str) -> None:
         parser.add_argument(flag, **INPUT_ARGUMENTS[flag])
 
 
+def paths_per_run(args, names, field: str, values, *, command: str) -> dict:
+    """The output paths of each run of a command that writes several runs: ``{value: {name: path}}``.
+
+    Each option in ``names`` holds a path template; the run of ``value`` writes to it with ``{field}``
+    filled in (``--record runs/.../{category}.json``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    names : iterable of str
+        Attributes of ``args`` holding the templates (``"record"``, ``"predictions"``).
+    field : str
+        The placeholder the runs differ in (``"category"``, ``"seed"``).
+    values : sequence
+        One value of ``field`` per run.
+    command : str
+        The command, for the message.
+
+    Raises
+    ------
+    kernbench.errors.DataError
+        If there are several runs and a template lacks ``{field}``: the runs would overwrite each other.
+    """
+    from kernbench.errors import DataError
+
+    names = tuple(names)
+    if len(values) > 1:
+        for name in names:
+            if f"{{{field}}}" not in getattr(args, name):
+                raise DataError(
+                    f"{command} --{name} {getattr(args, name)!r} must contain {{{field}}} when several "
+                    f"{field} values are given ({', '.join(map(str, values))})"
+                )
+    return {value: {name: getattr(args, name).format(**{field: value}) for name in names} for value in values}
+
+
 def add_plumbing(subparsers, name: str, summary: str):
     """Add a subcommand that the workflow's rules call, left out of the command list of ``kernbench --help``.
 

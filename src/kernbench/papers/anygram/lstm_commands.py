@@ -38,13 +38,9 @@ def _cmd_lstm(args) -> None:
     from kernbench.data.embeddings import load_embeddings
     from kernbench.errors import DataError
     from kernbench.papers.anygram.lstm import HYPERPARAMETERS, TRAINING_SETTINGS, configure_tensorflow
+    from kernbench.runs import paths_per_run
 
-    outputs = ("record", "predictions", "model")
-    if len(args.seed) > 1:
-        for name in outputs:
-            if "{seed}" not in getattr(args, name):
-                raise DataError(f"lstm --{name} {getattr(args, name)!r} must contain {{seed}} when several seeds are "
-                                f"given ({', '.join(map(str, args.seed))})")
+    paths = paths_per_run(args, ("record", "predictions", "model"), "seed", args.seed, command="lstm")
     configure_tensorflow(args.threads)
     settings = json.loads(args.settings)
     missing = [k for k in (*HYPERPARAMETERS, *TRAINING_SETTINGS) if k not in settings]
@@ -52,9 +48,8 @@ def _cmd_lstm(args) -> None:
         raise DataError(f"--settings lacks {', '.join(missing)}")
     frame = pd.read_parquet(args.prepared)
     emb = load_embeddings(args.embeddings)
-    for seed in args.seed:
-        paths = {name: getattr(args, name).format(seed=seed) for name in outputs}
-        run = argparse.Namespace(**{**vars(args), "seed": seed, **paths})
+    for seed, outputs in paths.items():
+        run = argparse.Namespace(**{**vars(args), "seed": seed, **outputs})
         _train_one(run, catalog()[args.dataset], settings, frame, emb)
 
 

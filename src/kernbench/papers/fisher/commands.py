@@ -7,7 +7,9 @@ import logging
 import time
 
 from kernbench.papers.fisher.plan import SENSITIVITY_CHOICES
-from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments, grid_choice, set_threads, write_run
+from kernbench.runs import (
+    add_input_arguments, add_plumbing, add_run_arguments, grid_choice, paths_per_run, set_threads, write_run,
+)
 
 log = logging.getLogger("kernbench.fisher")
 
@@ -47,7 +49,7 @@ def _cmd_svm(args) -> None:
     from kernbench.catalog import catalog
     from kernbench.papers.fisher.experiment import evaluate_categories
 
-    _check_svm_paths(args)
+    outputs = paths_per_run(args, ("record", "predictions"), "category", args.category, command="fisher-svm")
     spec = catalog()[args.dataset]
     params = json.loads(args.params)
     frame = pd.read_parquet(args.prepared, columns=["id", "split", "label"])
@@ -70,8 +72,7 @@ def _cmd_svm(args) -> None:
         # A table row's dataset (and its predictions' category) is the category, qualified on a catalog dataset.
         rows = [{**row, "dataset": spec.cell(category)} for row in rows]
         predictions = predictions.assign(category=spec.cell(category))
-        paths = argparse.Namespace(record=args.record.format(category=category),
-                                   predictions=args.predictions.format(category=category), threads=args.threads)
+        paths = argparse.Namespace(**outputs[category], threads=args.threads)
         key_params = {**params, "category": category, "seed": args.seed, "profile": args.profile}
         record = write_run(
             paths,
@@ -86,17 +87,6 @@ def _cmd_svm(args) -> None:
             grid_choices=grid_choices,
         )
         log.info("%s %s: %s", args.system, category, record["metrics"])
-
-
-def _check_svm_paths(args) -> None:
-    """Several categories need a ``{category}`` in the record and prediction paths, or they would overwrite each other."""
-    from kernbench.errors import DataError
-
-    if len(args.category) > 1:
-        for name in ("record", "predictions"):
-            if "{category}" not in getattr(args, name):
-                raise DataError(f"fisher-svm --{name} {getattr(args, name)!r} must contain {{category}} when several "
-                                f"categories are given ({', '.join(args.category)})")
 
 
 def _cmd_sensitivity(args) -> None:
