@@ -96,7 +96,7 @@ def svm_systems(config: dict) -> list[str]:
     from kernbench.papers.anygram import systems
 
     primal = config["anygram"]["training"] == "primal"
-    return [s for s in systems.names() if not (primal and systems.get(s).primal is not None)]
+    return systems.names(lambda system: not (primal and system.primal is not None))
 
 
 def seed_paths(config: dict, pattern: str) -> list[str]:
