@@ -62,13 +62,15 @@ def mirror() -> Path:
 def run_snakemake(command, **kwargs):
     """``subprocess.run`` of a Snakemake command with its output captured, run once more if it failed at
     start-up only because another run of this checkout, ending, removed Snakemake's lock directory while
-    this one was writing its locks.
+    this one was reading or writing its locks.
 
-    That is a race inside Snakemake (``persistence/file.py``, ``_write_locks``), which the test suite meets
-    because it runs workflows side by side in one checkout; any other failure is returned as it is.
+    That is a race inside Snakemake (``persistence/file.py``: ``_delete_locks`` removes the whole lock
+    directory, other runs' locks included, while ``_read_locks`` and ``_write_locks`` open files in it),
+    which the test suite meets because it runs workflows side by side in one checkout; any other failure
+    is returned as it is.
     """
     run = subprocess.run(command, capture_output=True, text=True, **kwargs)
-    if run.returncode != 0 and "in _write_locks" in run.stderr and "FileNotFoundError" in run.stderr:
+    if run.returncode != 0 and "FileNotFoundError" in run.stderr and ".snakemake/locks/" in run.stderr:
         run = subprocess.run(command, capture_output=True, text=True, **kwargs)
     return run
 

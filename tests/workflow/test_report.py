@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, run_snakemake
 
 TABLES = ["anygram", "fisher", "ordinal", "baselines", "significance", "sensitivity", "ordinal_claims", "costs",
           "costs_chain"]
@@ -36,9 +36,7 @@ main(sys.argv[1:])
 
 
 def snakemake(*args, cwd=REPO_ROOT):
-    return subprocess.run(
-        [sys.executable, "-c", WARNING_PROBE, "--cores", "2", *args], cwd=cwd, capture_output=True, text=True
-    )
+    return run_snakemake([sys.executable, "-c", WARNING_PROBE, "--cores", "2", *args], cwd=cwd)
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO_ROOT, write_record
+from tests.conftest import REPO_ROOT, run_snakemake, write_record
 
 
 def _free_port() -> int:
@@ -112,7 +112,7 @@ def test_smoke_records_reach_a_tracking_server_once(tracking_server, smoke_run, 
     # --printshellcmds: the rule blocks of the jobs that ran, which the default profile's terminal leaves out
     command = [sys.executable, "-m", "snakemake", "--cores", "2", "--printshellcmds", "--config", "profile=smoke",
                f"results_dir={results}", f"mlflow={{tracking_uri: '{tracking_server}'}}"]
-    first = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
+    first = run_snakemake(command, cwd=REPO_ROOT)
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     assert "rule track:" in first.stdout + first.stderr and "rule lstm:" not in first.stdout + first.stderr
     assert not (results / "mlflow.db").exists()  # nothing went to the default sqlite store
@@ -155,7 +155,7 @@ def test_smoke_records_reach_a_tracking_server_once(tracking_server, smoke_run, 
             assert "test.accuracy.paper" not in metrics and "test.accuracy.delta" not in metrics
         assert not any(math.isnan(value) for value in metrics.values())
 
-    again = subprocess.run(command + ["--forcerun", "track"], cwd=REPO_ROOT, capture_output=True, text=True)
+    again = run_snakemake(command + ["--forcerun", "track"], cwd=REPO_ROOT)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert sorted(r["info"]["run_id"] for r in _all_runs(tracking_server)) == sorted(r["info"]["run_id"] for r in runs)
 
@@ -230,7 +230,7 @@ def test_a_server_killed_during_track_loses_no_run_and_duplicates_none(mlflow_se
     assert sorted(manifest["run_id"]) == sorted(r["info"]["run_id"] for r in _all_runs(mlflow_server.base))
     assert ("replaced" in set(manifest["status"])) == bool(cut_short)  # a run cut short is logged again
 
-    again = subprocess.run(command + ["--forcerun", "track"], cwd=REPO_ROOT, capture_output=True, text=True)
+    again = run_snakemake(command + ["--forcerun", "track"], cwd=REPO_ROOT)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert _logged(mlflow_server.base) == reference
     assert set(pd.read_csv(results / "tracking/mlflow_runs.tsv", sep="\t")["status"]) == {"unchanged"}
