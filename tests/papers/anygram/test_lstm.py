@@ -295,6 +295,8 @@ def test_command_is_deterministic_and_saves_the_best_model(tmp_path, laptop, lap
     assert set(first["curves"]) == {"loss", "accuracy", "val_loss", "val_accuracy"}
     assert first["params"]["epochs_trained"] == len(first["curves"]["loss"])
     assert first["timings"]["train"] > 0 and first["provenance"]["threads"] == 1
+    epochs_run = len(first["curves"]["loss"])
+    assert first["timings"]["train_per_epoch"] == pytest.approx(first["timings"]["train"] / epochs_run)
     assert {(r["split"], r["metric"]) for r in first["rows"]} == {
         (s, m) for s in ("dev", "test") for m in ("accuracy", "macro_f1")
     }

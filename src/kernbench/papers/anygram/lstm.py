@@ -60,7 +60,8 @@ class LstmResult:
     curves : dict
         Per-epoch ``loss``, ``accuracy`` (train), ``val_loss`` and ``val_accuracy`` (dev).
     timings : dict
-        Seconds spent in ``train`` (fit, including the per-epoch dev evaluation) and ``evaluate``.
+        Seconds spent in ``train`` (fit, including the per-epoch dev evaluation), ``train_per_epoch``
+        (``train`` over the epochs run) and ``evaluate``.
     best_epoch : int
         1-based epoch whose weights were kept.
     classes : list
@@ -548,7 +549,8 @@ def train_lstm(
         rows=rows,
         predictions=predictions,
         curves=curves,
-        timings={"train": trained, "evaluate": evaluated},
+        # the cost per epoch, for comparing backends or settings across runs stopped at different epochs
+        timings={"train": trained, "train_per_epoch": trained / len(curves["loss"]), "evaluate": evaluated},
         best_epoch=best_epoch,
         classes=classes,
     )
