@@ -12,13 +12,13 @@ joins them into one schema, which types ``--config`` values and integral floats
 from __future__ import annotations
 
 import copy
-import importlib.resources
 import os
 from pathlib import Path
 
 import yaml
 
 from kernbench.config_check import ConfigError
+from kernbench.paper import package_file
 
 
 def _load(path: str | os.PathLike) -> dict:
@@ -50,16 +50,7 @@ def fragment_path(paper) -> Path:
     ConfigError
         If ``config_schema`` is not of that form or names no file of the package.
     """
-    package, _, name = paper.config_schema.partition(":")
-    if not package or not name:
-        raise ConfigError(f"paper {paper.name}: config_schema={paper.config_schema!r} is not 'package:file'")
-    try:
-        path = Path(str(importlib.resources.files(package) / name)).resolve()
-    except ModuleNotFoundError as exc:
-        raise ConfigError(f"paper {paper.name}: config_schema={paper.config_schema!r}: no package {package!r}") from exc
-    if not path.is_file():
-        raise ConfigError(f"paper {paper.name}: config_schema={paper.config_schema!r}: no file {path}")
-    return path
+    return package_file(paper.config_schema, f"paper {paper.name}: config_schema")
 
 
 def fragment_paths(papers: dict) -> list[Path]:

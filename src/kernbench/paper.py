@@ -8,7 +8,9 @@ when called, so that reading the registry stays cheap.
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,8 @@ class Paper:
         ``{table: text}``: what its table (and each extra table) holds, for the table's report page;
         reStructuredText, rendered as a Jinja template with the workflow ``config``.
     rules : tuple of str
-        Its Snakemake rule files, relative to ``workflow/rules/``; the Snakefile includes them.
+        Its Snakemake rule files, each ``"package:file"`` (``"kernbench.papers.fisher:fisher.smk"``), a
+        file of its package; the Snakefile includes them (:func:`package_file` finds them).
     tracking_rank : int
         Place of its MLflow job in the chain of the papers' jobs (lowest first): the papers whose runs
         usually finish first come first, so that only the last paper's logging is left at a run's end.
@@ -127,3 +130,37 @@ def resolve(reference: str):
     """Import and return the object named ``"module:attribute"``."""
     module, _, attribute = reference.partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+def package_file(spec: str, what: str) -> Path:
+    """The file a paper names as ``"package:file"`` (its config-schema fragment, its rule files).
+
+    Parameters
+    ----------
+    spec : str
+        ``"package:file"``: a file of an importable package (``"kernbench.papers.fisher:fisher.smk"``).
+    what : str
+        Who names it, for the error (``"paper fisher: rules"``).
+
+    Returns
+    -------
+    pathlib.Path
+        The file's absolute path.
+
+    Raises
+    ------
+    kernbench.config_check.ConfigError
+        If ``spec`` is not of that form, or names no package or no file of the package.
+    """
+    from kernbench.config_check import ConfigError
+
+    package, _, name = spec.partition(":")
+    if not package or not name:
+        raise ConfigError(f"{what}={spec!r} is not 'package:file'")
+    try:
+        path = Path(str(importlib.resources.files(package) / name)).resolve()
+    except ModuleNotFoundError as exc:
+        raise ConfigError(f"{what}={spec!r}: no package {package!r}") from exc
+    if not path.is_file():
+        raise ConfigError(f"{what}={spec!r}: no file {path}")
+    return path

@@ -329,6 +329,20 @@ def _rules(config):
         return list(workflow._workflow.rules)
 
 
+def test_each_papers_rules_come_from_files_of_its_own_package():
+    from kernbench.papers import PAPERS
+
+    files = {Path(str(rule.snakefile)).resolve() for rule in _rules({})}
+    for name in PAPERS:
+        package = REPO_ROOT / "src/kernbench/papers" / name
+        assert {f.name for f in files if f.parent == package} == {spec.partition(":")[2] for spec in PAPERS[name].rules}
+    shared = {f.name for f in files if f.parent == REPO_ROOT / "workflow/rules"}
+    assert shared == {f"{n}.smk" for n in ("data", "baselines", "tables", "tracking", "sensitivity", "report")}  # common: no rule
+    assert files <= {REPO_ROOT / "Snakefile"} | {REPO_ROOT / "workflow/rules" / n for n in shared} | {
+        REPO_ROOT / "src/kernbench/papers" / name / spec.partition(":")[2] for name in PAPERS for spec in PAPERS[name].rules
+    }
+
+
 _SAFE_UNQUOTED = re.compile(r"^[-\w.]*$")  # a name, number or flag: no space, quote or path separator
 
 

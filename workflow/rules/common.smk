@@ -11,7 +11,7 @@ from kernbench.catalog import BASELINE_SYSTEMS, Catalog, papers_of_tasks
 from kernbench.catalog_config import ENV_VAR as CATALOG_ENV_VAR, lstm_hyperparameters
 from kernbench.closing_message import closing_message
 from kernbench.data import SPLITS
-from kernbench.paper import resolve as resolve_reference
+from kernbench.paper import package_file, resolve as resolve_reference
 from kernbench.papers import PAPERS
 from kernbench.config_check import check_names, check_results_dir, integers_as_int, typed_overrides
 from kernbench.config_schema import check_top_level_keys, composed_schema, fragment_paths
@@ -220,8 +220,8 @@ def paper_outputs():
 
 
 def paper_rule_files():
-    """Every paper's files of rules (``kernbench.paper.Paper.rules``), in the registry's order."""
-    return [f"workflow/rules/{rules}" for paper in PAPERS.values() for rules in paper.rules]
+    """Every paper's files of rules (``kernbench.paper.Paper.rules``, files of its package), in the registry's order."""
+    return [str(package_file(rules, f"paper {name}: rules")) for name, paper in PAPERS.items() for rules in paper.rules]
 
 
 def compared_papers():

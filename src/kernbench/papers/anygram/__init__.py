@@ -15,7 +15,7 @@ PAPER = Paper(
         "anygram-accuracy": "kernbench.papers.anygram.figures:anygram_accuracy",
         "throughput": "kernbench.papers.anygram.figures:throughput",
     },
-    rules=("lstm.smk", "anygram.smk"),
+    rules=("kernbench.papers.anygram:lstm.smk", "kernbench.papers.anygram:anygram.smk"),
     tracking_rank=2,
     config_keys=("anygram", "lstm"),
     config_schema="kernbench.papers.anygram:config.schema.yaml",

@@ -266,7 +266,7 @@ rule anygram_accuracy_figure:
     output:
         report(
             f"{RESULTS}/figures/anygram_accuracy.png",
-            caption="../report/anygram_accuracy.rst",
+            caption="anygram_accuracy.rst",
             category="Any-gram kernels (Table 3)",
             labels={"figure": "test accuracy per dataset and system"},
         ),
@@ -291,7 +291,7 @@ rule anygram_throughput_figure:
     output:
         report(
             f"{RESULTS}/figures/anygram_throughput.png",
-            caption="../report/anygram_throughput.rst",
+            caption="anygram_throughput.rst",
             category="Any-gram kernels (Table 3)",
             labels={"figure": "kernel throughput"},
         ),

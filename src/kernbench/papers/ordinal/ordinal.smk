@@ -43,7 +43,7 @@ rule ordinal_figure:
     output:
         report(
             f"{RESULTS}/figures/ordinal_{{dataset}}.png",
-            caption="../report/ordinal_curves.rst",
+            caption="ordinal_curves.rst",
             category="Ordinal feature selection (Figure 1)",
             labels=lambda wildcards: {"figure": f"MAE^M against the reduction level, {wildcards.dataset}"},
         ),

@@ -91,7 +91,7 @@ rule fisher_plot:
     output:
         report(
             f"{RESULTS}/figures/fisher_average_precision.png",
-            caption="../report/fisher_average_precision.rst",
+            caption="fisher_average_precision.rst",
             category="Fisher and FSA kernels (Table 1)",
             labels={"figure": "test average precision per category and system"},
         ),
