@@ -55,10 +55,9 @@ def test_killed_gram_job_leaves_no_gram_matrix_and_reruns(tmp_path):
     results = tmp_path / "results"
     gram_dir = results / "cache/anygram/semeval14_laptop/AGKwess_lam0.4"
     target = gram_dir / "train.npz"
-    proc = subprocess.Popen(
-        _smoke_args(results, str(target)), cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    job = _wait_for_process(f"bin/kernbench anygram-gram.*{results}", proc)
+    tiled = [*_smoke_args(results, str(target)), "anygram={tile_rows: 256}"]  # the tile and assembly rules
+    proc = subprocess.Popen(tiled, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    job = _wait_for_process(f"bin/kernbench anygram-gram-tile.*{results}", proc)
     os.kill(job, signal.SIGKILL)
     assert proc.wait(timeout=120) != 0
     # No Gram matrix of the killed job exists; any tile that does is complete (its checksum holds).
@@ -66,8 +65,9 @@ def test_killed_gram_job_leaves_no_gram_matrix_and_reruns(tmp_path):
     for tile in (gram_dir / "tiles").glob("*.npz"):
         load_dense(tile)
 
-    rerun = run_snakemake(_smoke_args(results, str(target)), cwd=REPO_ROOT)
+    rerun = run_snakemake(tiled, cwd=REPO_ROOT)
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
+    assert len(list((gram_dir / "tiles").glob("train_*.npz"))) == 2  # 400 training rows in tiles of 256
     train = load_dense(target)
     assert train.shape[0] == train.shape[1] > 0 and np.isfinite(train).all()
 

@@ -78,7 +78,8 @@ def test_quiet_progress_leaves_out_the_job_lines(tmp_path):
 
 def test_a_dry_run_lists_every_job_count_without_the_rule_blocks(tmp_path):
     run = run_snakemake(
-        [sys.executable, "-m", "snakemake", "--dry-run", "--config", "profile=smoke", f"results_dir={tmp_path / 'r'}"],
+        [sys.executable, "-m", "snakemake", "--dry-run", "--config", "profile=smoke", f"results_dir={tmp_path / 'r'}",
+         "anygram={tile_rows: 512}"],
         cwd=REPO_ROOT,
     )
     assert run.returncode == 0, run.stderr[-3000:]
@@ -86,7 +87,7 @@ def test_a_dry_run_lists_every_job_count_without_the_rule_blocks(tmp_path):
     assert not [line for line in lines if re.match(r"^(local)?(rule|checkpoint) \w+:$", line)]
     assert not [line for line in lines if len(line) > 300]
     assert any(re.match(r"^lstm\s+\d+$", line) for line in lines)  # the job statistics
-    # The smoke profile's subsample fits one Gram tile per split: the tile jobs count from the start, the step
+    # The smoke profile's subsample fits one Gram tile of 512 rows per split: the tile jobs count from the start, the step
     # total does not grow when the datasets are prepared.
     assert any(re.match(r"^anygram_gram_tile\s+\d+$", line) for line in lines)
     assert len(lines) < 200
