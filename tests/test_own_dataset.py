@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from kernbench.catalog import Catalog, catalog, papers_of_tasks
-from kernbench.catalog_config import ENV_VAR, CatalogEntry, lstm_hyperparameters
+from kernbench.catalog_config import ENV_VAR, CatalogEntry
+from kernbench.papers.anygram.lstm import lstm_hyperparameters
 from kernbench.config_check import ConfigError
 from kernbench.data import registry, user_table
 from kernbench.papers import PAPERS

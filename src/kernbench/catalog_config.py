@@ -30,10 +30,6 @@ CATEGORY_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 #: File formats, by suffix.
 SUFFIXES = (".csv", ".parquet")
 
-#: Table 4 entry of the LSTMs for a catalog dataset whose entry gives none (or not for every system).
-DEFAULT_LSTM_DATASET = "sst"
-
-
 @dataclass(frozen=True)
 class CatalogEntry:
     """One dataset of the ``catalog`` section.
@@ -152,29 +148,6 @@ def parse_catalog(
             name, os.path.abspath(os.path.join(base_dir, path)), sha256, task, papers_of_tasks[task], categories
         )
     return entries
-
-
-def lstm_hyperparameters(config: dict) -> dict:
-    """``lstm.hyperparameters`` with an entry for every catalog dataset.
-
-    A catalog entry's ``lstm`` gives its Table 4 entry per system; a system it
-    leaves out takes that of :data:`DEFAULT_LSTM_DATASET`.
-
-    Parameters
-    ----------
-    config : dict
-        The workflow config.
-
-    Returns
-    -------
-    dict
-        ``{dataset: {system: {batch_size, layers, hidden_size, learning_rate, dropout}}}``.
-    """
-    table = dict(config["lstm"]["hyperparameters"])
-    default = table.get(DEFAULT_LSTM_DATASET, {})
-    for name, entry in (config.get("catalog") or {}).items():
-        table[name] = {**default, **(entry.get("lstm") or {})}
-    return table
 
 
 def to_environment(entries: Mapping[str, CatalogEntry]) -> str:

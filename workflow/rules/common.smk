@@ -8,7 +8,7 @@ import sys
 from snakemake.utils import update_config, validate
 
 from kernbench.catalog import BASELINE_SYSTEMS, Catalog, papers_of_tasks
-from kernbench.catalog_config import ENV_VAR as CATALOG_ENV_VAR, lstm_hyperparameters
+from kernbench.catalog_config import ENV_VAR as CATALOG_ENV_VAR
 from kernbench.closing_message import closing_message
 from kernbench.data import SPLITS
 from kernbench.paper import package_file, resolve as resolve_reference
@@ -155,10 +155,6 @@ def catalog_embeddings(dataset):
 def embeddings_for(dataset):
     """The embeddings file the kernels and LSTMs of ``dataset`` read."""
     return catalog_embeddings(dataset) if dataset in CATALOG.entries else EMBEDDINGS
-
-
-# The lstm section with a Table 4 entry for every catalog dataset too.
-LSTM_CONFIG = {**config["lstm"], "hyperparameters": lstm_hyperparameters(config)}
 
 
 def raw_files(dataset):

@@ -42,6 +42,9 @@ HYPERPARAMETERS = ("batch_size", "layers", "hidden_size", "learning_rate", "drop
 #: Training settings besides Table 4 that every run needs (from the ``lstm`` config block).
 TRAINING_SETTINGS = ("max_epochs", "patience", "trainable_embeddings", "bucket_batches")
 
+#: Table 4 entry of the LSTMs for a catalog dataset whose entry gives none (or not for every system).
+DEFAULT_LSTM_DATASET = "sst"
+
 PREDICT_BATCH = 256
 
 
@@ -75,6 +78,29 @@ class LstmResult:
     timings: dict = field(default_factory=dict)
     best_epoch: int = 0
     classes: list = field(default_factory=list)
+
+
+def lstm_hyperparameters(config: dict) -> dict:
+    """``lstm.hyperparameters`` with an entry for every catalog dataset.
+
+    A catalog entry's ``lstm`` gives its Table 4 entry per system; a system it
+    leaves out takes that of :data:`DEFAULT_LSTM_DATASET`.
+
+    Parameters
+    ----------
+    config : dict
+        The workflow config.
+
+    Returns
+    -------
+    dict
+        ``{dataset: {system: {batch_size, layers, hidden_size, learning_rate, dropout}}}``.
+    """
+    table = dict(config["lstm"]["hyperparameters"])
+    default = table.get(DEFAULT_LSTM_DATASET, {})
+    for name, entry in (config.get("catalog") or {}).items():
+        table[name] = {**default, **(entry.get("lstm") or {})}
+    return table
 
 
 def resolve_settings(lstm_config: dict, dataset: str, system: str) -> dict:

@@ -1,9 +1,12 @@
 # UniLSTM / BiLSTM baselines of the any-gram paper (Section 5.2, Table 4): one job per (dataset, system) trains a model
 # per seed, so that TensorFlow is loaded once for the seeds (the same models as one process per seed).
 from kernbench.papers.anygram import plan as anygram_plan
-from kernbench.papers.anygram.lstm import SYSTEMS as LSTM_SYSTEMS, resolve_settings as resolve_lstm_settings
+from kernbench.papers.anygram.lstm import SYSTEMS as LSTM_SYSTEMS, lstm_hyperparameters
+from kernbench.papers.anygram.lstm import resolve_settings as resolve_lstm_settings
 
 LSTM_SEEDS = config["lstm"]["seeds"]
+# The lstm section with a Table 4 entry for every catalog dataset too.
+LSTM_CONFIG = {**config["lstm"], "hyperparameters": lstm_hyperparameters(config)}
 LSTM_JOB = anygram_plan.LSTM_JOB  # a job's log and benchmark path: its runs' path without the seed
 # With an MLflow server, the jobs log epochs and system metrics there while they train
 # (kernbench.report.tracking_live). An environment variable, not a param: a job is not rerun when the store changes.
