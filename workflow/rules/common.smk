@@ -140,8 +140,8 @@ envvars:
     "KERNBENCH_CATALOG",
 
 
-# The software every rule needs; used with --software-deployment-method conda. Absolute: the rule files that
-# name it lie in different directories (workflow/rules/, the paper packages).
+# The software of every job, used with --software-deployment-method conda; an absolute path, because the
+# files naming it lie in different directories (workflow/rules/, the paper packages).
 CONDA_ENV = os.path.join(workflow.basedir, "environment.yml")
 
 EMBEDDINGS = f"{RESULTS}/prepared/embeddings_{config['embeddings']['source']}.npz"
