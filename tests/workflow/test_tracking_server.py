@@ -237,12 +237,13 @@ def test_a_server_killed_during_track_loses_no_run_and_duplicates_none(mlflow_se
 
 
 class _LosingProxy:
-    """An HTTP proxy in front of a server that passes the first ``runs/create`` request on and then drops the
-    connection instead of returning the answer, as a server killed or a proxy timing out just after the write."""
+    """An HTTP proxy in front of a server that passes the first request to ``path`` on and then drops the
+    connection instead of returning the answer, as a server killed or a proxy timing out just after the write;
+    with ``cut``, it sends the answer's headers and half its body before it drops the connection."""
 
     CREATE = "/api/2.0/mlflow/runs/create"
 
-    def __init__(self, upstream: str):
+    def __init__(self, upstream: str, path: str = CREATE, cut: bool = False):
         host = upstream.removeprefix("http://")
         self.lost = 0
         proxy = self
@@ -258,7 +259,8 @@ class _LosingProxy:
                 response = connection.getresponse()
                 data = response.read()
                 connection.close()
-                if self.path.split("?")[0] == proxy.CREATE and not proxy.lost:
+                lose = self.path.split("?")[0] == path and not proxy.lost
+                if lose and not cut:
                     proxy.lost += 1
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
@@ -269,6 +271,13 @@ class _LosingProxy:
                         self.send_header(key, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
+                if lose:
+                    proxy.lost += 1
+                    self.wfile.write(data[: len(data) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
                 self.wfile.write(data)
 
             do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _forward
@@ -297,6 +306,33 @@ def test_a_run_creation_sent_again_after_a_lost_response_leaves_no_second_run(ml
         proxy.httpd.shutdown()
         proxy.httpd.server_close()
     assert proxy.lost == 1  # MLflow's client sent the creation of the first run twice
+    client = MlflowClient(tracking_uri=mlflow_server.base)
+    runs = client.search_runs([client.get_experiment_by_name("kernbench-anygram").experiment_id])
+    assert sorted(r.info.run_id for r in runs) == sorted(m["run_id"] for m in manifest)
+    assert sorted(r.data.tags["run_key"] for r in runs) == sorted(json.loads(p.read_text())["run_key"] for p in records)
+    assert all(r.data.tags.get("content_hash") and r.data.metrics["test.accuracy"] == 40.0 for r in runs)
+
+
+@pytest.mark.slow
+def test_an_answer_cut_off_mid_way_is_logged_again_and_leaves_one_run_per_key(mlflow_server, tmp_path):
+    # The server writes the first run's tags, metrics and params (runs/log-batch) and its answer breaks off after
+    # half its body, which MLflow's client does not resend: the record is logged again and the half-logged run,
+    # without its completion mark, replaced.
+    from mlflow.tracking import MlflowClient
+
+    from kernbench.report.tracking import log_records
+
+    rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
+    records = [write_record(tmp_path / f"{system}.json", paper="anygram", dataset="sst", system=system, rows=rows)
+               for system in ("Triv", "BoW-TFIDF")]
+    proxy = _LosingProxy(mlflow_server.base, path="/api/2.0/mlflow/runs/log-batch", cut=True)
+    try:
+        manifest = log_records(records, tracking_uri=proxy.base, artifact_root=None, summaries=False)
+    finally:
+        proxy.httpd.shutdown()
+        proxy.httpd.server_close()
+    assert proxy.lost == 1
+    assert sorted(m["status"] for m in manifest) == ["logged", "replaced"]
     client = MlflowClient(tracking_uri=mlflow_server.base)
     runs = client.search_runs([client.get_experiment_by_name("kernbench-anygram").experiment_id])
     assert sorted(r.info.run_id for r in runs) == sorted(m["run_id"] for m in manifest)

@@ -339,8 +339,10 @@ def log_records(
         hide_empty_default_experiment(client)
         assets = Assets(tracking_uri=tracking_uri, prepared_dir=prepared_dir)
         for (path, record), (_, parent, children) in zip(loaded, runs):
-            manifest += log_record(
-                client, record, parent, children, record_path=path, artifact_root=artifact_root, assets=assets
+            manifest += resent_if_cut_off(
+                lambda: log_record(
+                    client, record, parent, children, record_path=path, artifact_root=artifact_root, assets=assets
+                )
             )
     except (MlflowException, SQLAlchemyError, OSError) as exc:
         raise _tracking_error(tracking_uri, exc) from exc
@@ -350,6 +352,52 @@ def log_records(
             table_paths=table_paths, figure_paths=figure_paths,
         )
     return manifest
+
+
+def _cut_off(exc: BaseException) -> bool:
+    """Whether ``exc`` (an ``MlflowException``) comes from an answer that broke off after it began."""
+    from requests.exceptions import ChunkedEncodingError
+
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, ChunkedEncodingError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def resent_if_cut_off(log):
+    """Call ``log()``; when a server's answer breaks off mid-way, call it again, as MLflow resends a request.
+
+    MLflow's client resends a request that meets the server down (``MLFLOW_HTTP_REQUEST_MAX_RETRIES``
+    times, waiting ``MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR`` seconds times 2 to the attempt, at most
+    urllib3's ``Retry.DEFAULT_BACKOFF_MAX``), but not one
+    whose answer the server began and did not finish, as when it goes down while answering. Logging
+    a record or a summary is idempotent (a run of the key without its completion mark is replaced), so
+    the whole logging is done again, as often and as patiently as MLflow resends a request.
+
+    Parameters
+    ----------
+    log : callable
+        Logs one record or summary, with no arguments.
+
+    Returns
+    -------
+    object
+        What ``log`` returns.
+    """
+    from mlflow.environment_variables import MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR, MLFLOW_HTTP_REQUEST_MAX_RETRIES
+    from mlflow.exceptions import MlflowException
+    from urllib3.util.retry import Retry
+
+    attempts = MLFLOW_HTTP_REQUEST_MAX_RETRIES.get()
+    for attempt in range(attempts + 1):
+        try:
+            return log()
+        except MlflowException as exc:
+            if attempt == attempts or not _cut_off(exc):
+                raise
+            time.sleep(min(MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR.get() * 2**attempt, Retry.DEFAULT_BACKOFF_MAX))
 
 
 def _tracking_error(tracking_uri: str, exc: Exception) -> TrackingError:
@@ -398,7 +446,9 @@ def log_summaries(papers, *, tracking_uri: str, artifact_root: Path | None, tabl
         client = MlflowClient(tracking_uri=tracking_uri)
         hide_empty_default_experiment(client)
         for paper in papers:
-            summary = log_summary(client, paper, experiment_id(client, paper, artifact_root), table_paths, figure_paths)
+            summary = resent_if_cut_off(
+                lambda: log_summary(client, paper, experiment_id(client, paper, artifact_root), table_paths, figure_paths)
+            )
             manifest += [summary] if summary else []
     except (MlflowException, SQLAlchemyError, OSError) as exc:
         raise _tracking_error(tracking_uri, exc) from exc
