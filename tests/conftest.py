@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -191,3 +195,57 @@ def write_record(
     record["provenance"] = provenance or {}
     path.write_text(json.dumps(record))
     return path
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class MlflowServer:
+    """``mlflow server`` on 127.0.0.1: a sqlite store and the artifacts under ``root``; killed and started again on
+    the same port and store."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.base = f"http://127.0.0.1:{free_port()}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        port = self.base.rsplit(":", 1)[1]
+        self.process = subprocess.Popen(
+            [Path(sys.executable).parent / "mlflow", "server", "--host", "127.0.0.1", "--port", port,
+             "--backend-store-uri", f"sqlite:///{self.root / 'server.db'}",
+             "--artifacts-destination", str(self.root / "server-artifacts"), "--workers", "1"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.base}/health", timeout=2):
+                    return
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.kill()
+                    raise AssertionError("mlflow server did not come up")
+                time.sleep(0.5)
+
+    def kill(self) -> None:
+        """SIGKILL to the server and its workers, as when its machine or container goes down."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+        self.process = None
+
+
+@pytest.fixture
+def mlflow_server(tmp_path):
+    """An :class:`MlflowServer` on a store under ``tmp_path``, started; killed at the end of the test."""
+    server = MlflowServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()

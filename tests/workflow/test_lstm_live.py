@@ -5,12 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +18,7 @@ from kernbench.records import make_run_key
 from kernbench.report.tracking import experiment_id, log_records
 from kernbench.report.tracking_entries import curve_metrics
 from kernbench.report.tracking_live import LIVE_TAG, TRAINED, TRAINING, LiveRun, is_server, live_run
-from tests.conftest import glove_for
+from tests.conftest import free_port, glove_for
 
 SETTINGS = {"batch_size": 16, "layers": 1, "hidden_size": 6, "learning_rate": 0.01, "dropout": 0.3, "max_epochs": 4,
             "patience": 4, "trainable_embeddings": True, "bucket_batches": 2}  # fmt: skip
@@ -30,35 +26,10 @@ SEEDS = (1, 2)
 CURVES = ("curve.train.loss", "curve.train.accuracy", "curve.dev.loss", "curve.dev.accuracy")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
-def server(tmp_path):
+def server(mlflow_server):
     """``mlflow server`` on 127.0.0.1 with a sqlite store under ``tmp_path``: its URI."""
-    base = f"http://127.0.0.1:{_free_port()}"
-    process = subprocess.Popen(
-        [Path(sys.executable).parent / "mlflow", "server", "--host", "127.0.0.1", "--port", base.rsplit(":", 1)[1],
-         "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
-         "--artifacts-destination", str(tmp_path / "server-artifacts"), "--workers", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/health", timeout=2):
-                    break
-            except OSError:
-                assert process.poll() is None and time.monotonic() < deadline, "mlflow server did not come up"
-                time.sleep(0.5)
-        yield base
-    finally:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
+    return mlflow_server.base
 
 
 @pytest.fixture
@@ -166,7 +137,7 @@ def test_only_a_server_gets_a_live_run(tmp_path):
 
 def test_an_unreachable_server_leaves_training_to_go_on(monkeypatch, caplog):
     monkeypatch.setenv("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")
-    uri = f"http://127.0.0.1:{_free_port()}"  # nothing listens there
+    uri = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     live = LiveRun(uri, paper="anygram", artifact_root=None, run_key="anygram/x/BiLSTM/0", run_name="x", tags={})
     with caplog.at_level(logging.WARNING, logger="kernbench"), live:
         live.log_epoch(1, {"loss": 1.0})

@@ -7,7 +7,6 @@ import json
 import math
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -23,12 +22,6 @@ import pytest
 from tests.conftest import REPO_ROOT, run_snakemake, write_record
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _rest(base: str, endpoint: str, payload: dict | None = None) -> dict:
     data = None if payload is None else json.dumps(payload).encode()
     request = urllib.request.Request(
@@ -36,52 +29,6 @@ def _rest(base: str, endpoint: str, payload: dict | None = None) -> dict:
     )
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.load(response)
-
-
-class MlflowServer:
-    """``mlflow server`` on 127.0.0.1: a sqlite store and the artifacts under ``root``; killed and started again on
-    the same port and store."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.base = f"http://127.0.0.1:{_free_port()}"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        port = self.base.rsplit(":", 1)[1]
-        self.process = subprocess.Popen(
-            [Path(sys.executable).parent / "mlflow", "server", "--host", "127.0.0.1", "--port", port,
-             "--backend-store-uri", f"sqlite:///{self.root / 'server.db'}",
-             "--artifacts-destination", str(self.root / "server-artifacts"), "--workers", "1"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{self.base}/health", timeout=2):
-                    return
-            except OSError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    self.kill()
-                    raise AssertionError("mlflow server did not come up")
-                time.sleep(0.5)
-
-    def kill(self) -> None:
-        """SIGKILL to the server and its workers, as when its machine or container goes down."""
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=30)
-        self.process = None
-
-
-@pytest.fixture
-def mlflow_server(tmp_path):
-    server = MlflowServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 @pytest.fixture
@@ -290,8 +237,11 @@ class _LosingProxy:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
 
-@pytest.mark.slow
-def test_a_run_creation_sent_again_after_a_lost_response_leaves_no_second_run(mlflow_server, tmp_path):
+def _log_two_records_through(proxy: _LosingProxy, server: str, tmp_path):
+    """Log two records to ``server`` through ``proxy``; check that the server then holds one complete run per record.
+
+    Returns the manifest of ``log_records``.
+    """
     from mlflow.tracking import MlflowClient
 
     from kernbench.report.tracking import log_records
@@ -299,18 +249,24 @@ def test_a_run_creation_sent_again_after_a_lost_response_leaves_no_second_run(ml
     rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
     records = [write_record(tmp_path / f"{system}.json", paper="anygram", dataset="sst", system=system, rows=rows)
                for system in ("Triv", "BoW-TFIDF")]
-    proxy = _LosingProxy(mlflow_server.base)
     try:
         manifest = log_records(records, tracking_uri=proxy.base, artifact_root=None, summaries=False)
     finally:
         proxy.httpd.shutdown()
         proxy.httpd.server_close()
-    assert proxy.lost == 1  # MLflow's client sent the creation of the first run twice
-    client = MlflowClient(tracking_uri=mlflow_server.base)
+    assert proxy.lost == 1
+    client = MlflowClient(tracking_uri=server)
     runs = client.search_runs([client.get_experiment_by_name("kernbench-anygram").experiment_id])
     assert sorted(r.info.run_id for r in runs) == sorted(m["run_id"] for m in manifest)
     assert sorted(r.data.tags["run_key"] for r in runs) == sorted(json.loads(p.read_text())["run_key"] for p in records)
     assert all(r.data.tags.get("content_hash") and r.data.metrics["test.accuracy"] == 40.0 for r in runs)
+    return manifest
+
+
+@pytest.mark.slow
+def test_a_run_creation_sent_again_after_a_lost_response_leaves_no_second_run(mlflow_server, tmp_path):
+    # MLflow's client sends the creation of the first run twice; the stray run is dropped.
+    _log_two_records_through(_LosingProxy(mlflow_server.base), mlflow_server.base, tmp_path)
 
 
 @pytest.mark.slow
@@ -318,23 +274,6 @@ def test_an_answer_cut_off_mid_way_is_logged_again_and_leaves_one_run_per_key(ml
     # The server writes the first run's tags, metrics and params (runs/log-batch) and its answer breaks off after
     # half its body, which MLflow's client does not resend: the record is logged again and the half-logged run,
     # without its completion mark, replaced.
-    from mlflow.tracking import MlflowClient
-
-    from kernbench.report.tracking import log_records
-
-    rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
-    records = [write_record(tmp_path / f"{system}.json", paper="anygram", dataset="sst", system=system, rows=rows)
-               for system in ("Triv", "BoW-TFIDF")]
     proxy = _LosingProxy(mlflow_server.base, path="/api/2.0/mlflow/runs/log-batch", cut=True)
-    try:
-        manifest = log_records(records, tracking_uri=proxy.base, artifact_root=None, summaries=False)
-    finally:
-        proxy.httpd.shutdown()
-        proxy.httpd.server_close()
-    assert proxy.lost == 1
+    manifest = _log_two_records_through(proxy, mlflow_server.base, tmp_path)
     assert sorted(m["status"] for m in manifest) == ["logged", "replaced"]
-    client = MlflowClient(tracking_uri=mlflow_server.base)
-    runs = client.search_runs([client.get_experiment_by_name("kernbench-anygram").experiment_id])
-    assert sorted(r.info.run_id for r in runs) == sorted(m["run_id"] for m in manifest)
-    assert sorted(r.data.tags["run_key"] for r in runs) == sorted(json.loads(p.read_text())["run_key"] for p in records)
-    assert all(r.data.tags.get("content_hash") and r.data.metrics["test.accuracy"] == 40.0 for r in runs)
