@@ -63,20 +63,20 @@ def mirror() -> Path:
     return path
 
 
-def run_snakemake(command, **kwargs):
-    """``subprocess.run`` of a Snakemake command with its output captured, run once more if it failed at
-    start-up only because another run of this checkout, ending, removed Snakemake's lock directory while
-    this one was reading or writing its locks.
+#: Snakemake on this checkout, without Snakemake's locks. The suite runs workflows side by side in this
+#: checkout, each into its own results_dir, which the workflow claims for itself
+#: (:func:`kernbench.workflow_lock.claim_results_dir`). Snakemake's locks are one directory per checkout,
+#: and a run that ends removes all of it, other runs' locks included, while a run starting beside it may be
+#: reading or writing its own there (``snakemake/persistence/file.py``): that run fails at start-up.
+SNAKEMAKE = (sys.executable, "-m", "snakemake", "--nolock")
+#: Snakemake with its locks, as a user runs it: for the tests of the locks, which run one after another
+#: (the ``snakemake_locks`` xdist group) while every other run in the suite leaves the lock directory alone.
+SNAKEMAKE_WITH_LOCKS = (sys.executable, "-m", "snakemake")
 
-    That is a race inside Snakemake (``persistence/file.py``: ``_delete_locks`` removes the whole lock
-    directory, other runs' locks included, while ``_read_locks`` and ``_write_locks`` open files in it),
-    which the test suite meets because it runs workflows side by side in one checkout; any other failure
-    is returned as it is.
-    """
-    run = subprocess.run(command, capture_output=True, text=True, **kwargs)
-    if run.returncode != 0 and "FileNotFoundError" in run.stderr and ".snakemake/locks/" in run.stderr:
-        run = subprocess.run(command, capture_output=True, text=True, **kwargs)
-    return run
+
+def run_snakemake(command, **kwargs):
+    """``subprocess.run`` of a Snakemake command (:data:`SNAKEMAKE`) with its output captured as text."""
+    return subprocess.run(command, capture_output=True, text=True, **kwargs)
 
 
 @pytest.fixture(scope="session")
@@ -94,7 +94,7 @@ def smoke_run(tmp_path_factory):
         pytest.fail(f"KERNBENCH_SMOKE_RESULTS={given} already exists; the smoke run must start from scratch")
     results = Path(given) if given else tmp_path_factory.mktemp("smoke") / "results"
     run = run_snakemake(
-        [sys.executable, "-m", "snakemake", "--cores", "4", "--config", "profile=smoke", f"results_dir={results}"],
+        [*SNAKEMAKE, "--cores", "4", "--config", "profile=smoke", f"results_dir={results}"],
         cwd=REPO_ROOT,
     )
     assert run.returncode == 0, run.stderr[-3000:]

@@ -25,7 +25,7 @@ from kernbench.papers import PAPERS
 from kernbench.data.fetch import fetch_dataset
 from kernbench.data.semeval14 import tokenize
 from kernbench.errors import DataError, FetchError
-from tests.conftest import REPO_ROOT, run_snakemake
+from tests.conftest import REPO_ROOT, SNAKEMAKE, run_snakemake
 
 # Sentiment words GloVe knows, so the kernels and LSTMs see real vectors.
 WORDS = {
@@ -312,7 +312,7 @@ def test_catalog_dataset_runs_baselines_kernels_and_lstm_into_the_tables(tmp_pat
     config.write_text(yaml.safe_dump(partial))
     targets = [str(results / f"tables/{t}.csv") for t in ("baselines", "anygram")]
     run = run_snakemake(
-        [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", str(config), "--", *targets],
+        [*SNAKEMAKE, "--cores", "2", "--configfile", str(config), "--", *targets],
         cwd=REPO_ROOT,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]

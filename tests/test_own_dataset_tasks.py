@@ -23,7 +23,7 @@ from kernbench.errors import DataError
 from kernbench.papers.fisher import plan as fisher_plan
 from kernbench.papers.ordinal import SLUGS
 from kernbench.papers.ordinal import plan as ordinal_plan
-from tests.conftest import REPO_ROOT, run_snakemake
+from tests.conftest import REPO_ROOT, SNAKEMAKE, run_snakemake
 
 # Words of each rating, none an English stop word: the ordinal protocol removes those.
 RATING_WORDS = {
@@ -154,7 +154,7 @@ def _run(tmp_path, partial, targets):
     config = tmp_path / "own.yaml"
     config.write_text(yaml.safe_dump(partial))
     run = run_snakemake(
-        [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", str(config), "--", *map(str, targets)],
+        [*SNAKEMAKE, "--cores", "2", "--configfile", str(config), "--", *map(str, targets)],
         cwd=REPO_ROOT,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]

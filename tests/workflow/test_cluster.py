@@ -24,7 +24,7 @@ from mlflow.entities import ViewType
 from mlflow.tracking import MlflowClient
 
 from kernbench.report.tracking import default_tracking_uri
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, SNAKEMAKE
 
 pytestmark = pytest.mark.cluster
 
@@ -59,7 +59,7 @@ def _local_smoke_run(results: Path, env) -> Path:
     if given:
         return Path(given)
     run = _run(
-        [sys.executable, "-m", "snakemake", "--cores", "2", "--quiet", "rules", "--config", "profile=smoke",
+        [*SNAKEMAKE, "--cores", "2", "--quiet", "rules", "--config", "profile=smoke",
          f"results_dir={results}"], env
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
@@ -79,7 +79,7 @@ def _slurm_command(results: Path, slurm_logs: Path) -> list[str]:
     # --retries 0: the cancelled job fails the run instead of being retried, so the rerun has work to do.
     # squeue reports job states: the local cluster has no slurmdbd for sacct.
     return [
-        sys.executable, "-m", "snakemake", "--profile", "workflow/profiles/slurm", "--retries", "0",
+        *SNAKEMAKE, "--profile", "workflow/profiles/slurm", "--retries", "0",
         "--slurm-no-account", "--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "5",
         f"--slurm-logdir={slurm_logs}", "--config", "profile=smoke", f"results_dir={results}",
     ]  # fmt: skip

@@ -14,7 +14,7 @@ from snakemake.utils import update_config, validate
 from kernbench.config_check import ConfigError, check_results_dir
 from kernbench.config_schema import check_top_level_keys, composed_schema, fragment_paths
 from kernbench.papers import PAPERS
-from tests.conftest import REPO_ROOT, run_snakemake
+from tests.conftest import REPO_ROOT, SNAKEMAKE, run_snakemake
 
 WORKFLOW_SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 SCHEMA = composed_schema(WORKFLOW_SCHEMA, PAPERS)
@@ -92,7 +92,7 @@ def test_results_dir_naming_a_file_is_refused(tmp_path):
 @pytest.mark.parametrize(("results", "override"), [("afile", None), ("r", "tables=[baselines,baselines]")])
 def test_workflow_start_up_names_the_key(tmp_path, results, override):
     (tmp_path / "afile").write_text("")
-    command = [sys.executable, "-m", "snakemake", "--cores", "2", "--dry-run", "--config", f"results_dir={tmp_path / results}"]
+    command = [*SNAKEMAKE, "--cores", "2", "--dry-run", "--config", f"results_dir={tmp_path / results}"]
     result = run_snakemake(command + ([override] if override else []), cwd=REPO_ROOT)
     message = result.stdout + result.stderr
     assert result.returncode != 0

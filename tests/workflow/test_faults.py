@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 
 from kernbench.report.tracking import TrackingError, default_tracking_uri, log_records
-from tests.conftest import REPO_ROOT, run_snakemake, write_record
+from tests.conftest import REPO_ROOT, SNAKEMAKE, SNAKEMAKE_WITH_LOCKS, run_snakemake, write_record
 
 
 def _snakemake_args(results, *targets):
-    return [sys.executable, "-m", "snakemake", "--cores", "2", *targets, "--config", f"results_dir={results}"]
+    return [*SNAKEMAKE, "--cores", "2", *targets, "--config", f"results_dir={results}"]
 
 
 @pytest.mark.slow
@@ -98,11 +98,16 @@ def test_killed_lstm_job_leaves_no_record_or_model_and_reruns(tmp_path):
     [signal.SIGKILL, signal.SIGTERM],
     ids=["SIGKILL", "SIGTERM"],
 )
+@pytest.mark.xdist_group("snakemake_locks")
 def test_interrupted_snakemake_resumes_with_the_same_command(tmp_path, sig):
-    """The README's recovery: after Snakemake itself is killed mid-job, rerunning the same command works."""
+    """The README's recovery: after Snakemake itself is killed mid-job, rerunning the same command works.
+
+    With Snakemake's locks, as a user runs it: a killed Snakemake leaves its locks behind, and the rerun
+    removes them (:func:`kernbench.workflow_lock.clear_stale_locks`).
+    """
     results = tmp_path / "results"
     target = results / "prepared/sst.parquet"
-    command = _smoke_args(results, str(target))
+    command = [*SNAKEMAKE_WITH_LOCKS, *_smoke_args(results, str(target))[len(SNAKEMAKE):]]
     output = tmp_path / "snakemake.out"
     # Its own process group, signalled as a terminal signals the foreground job (all of it).
     with open(output, "w") as out:

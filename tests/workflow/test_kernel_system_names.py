@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO_ROOT, run_snakemake
+from tests.conftest import REPO_ROOT, SNAKEMAKE, run_snakemake
 
 
 @pytest.mark.parametrize(
@@ -22,7 +22,7 @@ from tests.conftest import REPO_ROOT, run_snakemake
     ],
 )
 def test_workflow_start_up_names_the_list_and_the_system(tmp_path, override, named):
-    command = [sys.executable, "-m", "snakemake", "--cores", "1", "--dry-run",
+    command = [*SNAKEMAKE, "--cores", "1", "--dry-run",
                "--config", f"results_dir={tmp_path / 'r'}", override]  # fmt: skip
     result = run_snakemake(command, cwd=REPO_ROOT)
     message = result.stdout + result.stderr

@@ -10,11 +10,11 @@ import time
 
 import pytest
 
-from tests.conftest import REPO_ROOT, run_snakemake
+from tests.conftest import REPO_ROOT, SNAKEMAKE, run_snakemake
 
 
 def _snakemake(results, *targets):
-    return [sys.executable, "-m", "snakemake", "--cores", "1", *map(str, targets),
+    return [*SNAKEMAKE, "--cores", "1", *map(str, targets),
             "--config", "profile=smoke", f"results_dir={results}"]
 
 

@@ -35,7 +35,7 @@ main(sys.argv[1:])
 
 
 def snakemake(*args, cwd=REPO_ROOT):
-    return run_snakemake([sys.executable, "-c", WARNING_PROBE, "--cores", "2", *args], cwd=cwd)
+    return run_snakemake([sys.executable, "-c", WARNING_PROBE, "--nolock", "--cores", "2", *args], cwd=cwd)
 
 
 @pytest.fixture(scope="module")

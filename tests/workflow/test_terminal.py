@@ -8,7 +8,7 @@ import textwrap
 
 import yaml
 
-from tests.conftest import REPO_ROOT, run_snakemake
+from tests.conftest import REPO_ROOT, SNAKEMAKE, run_snakemake
 
 # Three jobs and the target (a a checkpoint); c fails once b exists, so that a and b finish first.
 TOY = textwrap.dedent(
@@ -35,7 +35,7 @@ FINISHED = re.compile(r"^\[\d\d:\d\d:\d\d\] (\d+) of (\d+) steps \(\d+%\) done: 
 def _toy(tmp_path, *args):
     (tmp_path / "Snakefile").write_text(TOY)
     run = run_snakemake(
-        [sys.executable, "-m", "snakemake", "--cores", "1", "--logger", "kernbench", "--show-failed-logs", *args],
+        [*SNAKEMAKE, "--cores", "1", "--logger", "kernbench", "--show-failed-logs", *args],
         cwd=tmp_path,
     )
     return run, run.stdout + run.stderr
@@ -78,7 +78,7 @@ def test_quiet_progress_leaves_out_the_job_lines(tmp_path):
 
 def test_a_dry_run_lists_every_job_count_without_the_rule_blocks(tmp_path):
     run = run_snakemake(
-        [sys.executable, "-m", "snakemake", "--dry-run", "--config", "profile=smoke", f"results_dir={tmp_path / 'r'}",
+        [*SNAKEMAKE, "--dry-run", "--config", "profile=smoke", f"results_dir={tmp_path / 'r'}",
          "anygram={tile_rows: 512}"],
         cwd=REPO_ROOT,
     )

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO_ROOT, run_snakemake, write_record
+from tests.conftest import REPO_ROOT, SNAKEMAKE, run_snakemake, write_record
 
 
 def _rest(base: str, endpoint: str, payload: dict | None = None) -> dict:
@@ -57,7 +57,7 @@ def test_smoke_records_reach_a_tracking_server_once(tracking_server, smoke_run, 
     store = shutil.ignore_patterns("mlflow.db", "mlartifacts", "tracking", ".kernbench-runs")
     shutil.copytree(smoke_run[0], results, ignore=store)
     # --printshellcmds: the rule blocks of the jobs that ran, which the default profile's terminal leaves out
-    command = [sys.executable, "-m", "snakemake", "--cores", "2", "--printshellcmds", "--config", "profile=smoke",
+    command = [*SNAKEMAKE, "--cores", "2", "--printshellcmds", "--config", "profile=smoke",
                f"results_dir={results}", f"mlflow={{tracking_uri: '{tracking_server}'}}"]
     first = run_snakemake(command, cwd=REPO_ROOT)
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
@@ -132,7 +132,7 @@ def test_a_server_killed_during_track_loses_no_run_and_duplicates_none(mlflow_se
 
     results = tmp_path / "results"
     _copy_without_tracking(smoke_run[0], results)
-    command = [sys.executable, "-m", "snakemake", "--cores", "2", "--config", "profile=smoke",
+    command = [*SNAKEMAKE, "--cores", "2", "--config", "profile=smoke",
                f"results_dir={results}", f"mlflow={{tracking_uri: '{mlflow_server.base}'}}"]
 
     # The server goes down while a track job is logging; without retries the job fails at its next request.

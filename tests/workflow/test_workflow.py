@@ -15,11 +15,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO_ROOT, run_snakemake
+from tests.conftest import REPO_ROOT, SNAKEMAKE, run_snakemake
 
 
 def snakemake(*args, cwd=REPO_ROOT):
-    return run_snakemake([sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd)
+    return run_snakemake([*SNAKEMAKE, "--cores", "2", *args], cwd=cwd)
 
 
 def kernbench(*args):
@@ -297,12 +297,16 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(smoke_run):
     assert mlflow_runs() == expected  # every run record logged exactly once
 
     # Every job runs its command in its own process, which its benchmark file measures: none is a bare
-    # launcher (a Python that imports numpy and pandas alone takes more than 0.3 s of CPU).
+    # launcher (a Python that imports numpy and pandas alone takes more than 0.3 s of CPU and 50 MB).
+    # Snakemake samples a job's processes about once a second and keeps what the last sample saw, so a
+    # job of under two seconds may show only part of its CPU, or only the shell that starts it; such a
+    # job shows its command by either figure, and a longer one by its CPU.
     from kernbench.report.costs import read_benchmarks
 
     jobs = read_benchmarks(results)
     assert len(jobs) > 50
-    assert (jobs["cpu_s"] > 0.3).all(), jobs.loc[jobs["cpu_s"] <= 0.3, ["job", "cpu_s"]].to_string()
+    idle = (jobs["cpu_s"] <= 0.3) & ((jobs["wall_s"] >= 2) | (jobs["rss_mb"] <= 50))
+    assert not idle.any(), jobs.loc[idle, ["job", "wall_s", "cpu_s", "rss_mb"]].to_string()
 
     again = snakemake("--config", "profile=smoke", f"results_dir={results}")
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
