@@ -1,67 +1,44 @@
 """Per-process start-up of a finished run: its jobs' import cost against its jobs' CPU time.
 
-Every job runs its ``kernbench`` command in a process of its own, which first imports the
-libraries the command uses. This script measures the CPU time of those imports in fresh
-interpreters (the least of ``--repeats`` runs per library set), gives each rule of the run
-the set its command loads (:data:`RULE_LIBRARIES`; a rule not listed loads the base set),
-and sets the jobs' summed start-up against the CPU seconds of all jobs that the run's
-benchmark files give (:func:`kernbench.report.costs.read_benchmarks`).
+Every job runs its ``kernbench`` command in a process of its own, which first imports what the
+command uses. What each job's command imports is read from a run made with Python's import
+profiler on (``PYTHONPROFILEIMPORTTIME=1``), whose job logs hold one line per import: the modules
+a job imports at the top level, eagerly or later inside a function, are the ones its process
+loads (:func:`modules_of` tells how a job of the measured run finds its profiled job). This
+script measures the CPU time of importing each job's modules in a fresh interpreter, the least
+of ``--repeats`` runs, and sets the jobs' summed start-up against the CPU seconds of all jobs
+that the measured run's benchmark files give (:func:`kernbench.report.costs.read_benchmarks`).
 
-Usage::
+The profiled run only tells which modules a job's command imports; the smoke profile runs the
+same commands as the full profile, so it serves::
 
-    python benchmarks/startup.py results [--repeats 3]
+    PYTHONPROFILEIMPORTTIME=1 snakemake --cores 2 --config profile=smoke results_dir=results-imports
+    python benchmarks/startup.py results --imports results-imports [--repeats 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import resource
 import subprocess
 import sys
+from pathlib import Path
 
-#: Modules every command loads: the command parser, pandas and pyarrow (the prepared data and records).
+#: What every command loads: the command parser, pandas and pyarrow (the prepared data and records).
 BASE = ("kernbench.cli", "pandas", "pyarrow.parquet")
 
-#: Library sets beyond the base, by name.
-LIBRARIES = {
-    "base": (),
-    "scikit-learn": ("sklearn.svm", "sklearn.feature_extraction.text", "scipy.sparse"),
-    "numba": ("sklearn.svm", "numba", "kernbench.kernels.anygram"),
-    "tensorflow": ("tensorflow", "keras"),
-    "mlflow": ("mlflow",),
-    "matplotlib": ("matplotlib.pyplot",),
-}
-
-#: The library set each rule's command loads (a rule not listed: ``base``).
-RULE_LIBRARIES = {
-    "lstm": "tensorflow",
-    "lstm_sensitivity_run": "tensorflow",
-    "anygram_gram": "numba",
-    "anygram_svm": "numba",
-    "anygram_benchmark": "numba",
-    "anygram_sensitivity": "numba",
-    "baseline": "scikit-learn",
-    "fisher_features": "numba",
-    "fisher_svm": "scikit-learn",
-    "fisher_sensitivity": "numba",
-    "ordinal_run": "scikit-learn",
-    "ordinal_claims": "scikit-learn",
-    "ordinal_sensitivity": "scikit-learn",
-    "significance_paper": "scikit-learn",
-    "significance": "scikit-learn",
-    "lstm_sensitivity_dataset": "scikit-learn",
-    "track": "mlflow",
-    "track_summaries": "mlflow",
-    "anygram_accuracy_figure": "matplotlib",
-    "anygram_throughput_figure": "matplotlib",
-    "fisher_plot": "matplotlib",
-    "ordinal_figure": "matplotlib",
-}
+#: An import profiler line of a module imported at the top level (not by another module):
+#: ``import time: <self us> | <cumulative us> | <name>`` with one space before the name.
+TOP_LEVEL_IMPORT = re.compile(r"^import time:\s+\d+ \|\s+\d+ \| (\S+)$")
 
 
 def import_cpu_seconds(modules: tuple[str, ...], repeats: int) -> float:
-    """The least CPU time (user + system, s) of a fresh interpreter importing ``modules``, over ``repeats`` runs."""
-    code = "; ".join(f"import {m}" for m in modules)
+    """The least CPU time (user + system, s) of a fresh interpreter importing ``modules``, over ``repeats`` runs.
+
+    A module that does not import on its own (a part of a package that its package loads first) is skipped.
+    """
+    code = "\n".join(f"try:\n    import {m}\nexcept Exception:\n    pass" for m in modules)
     times = []
     for _ in range(repeats):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -71,31 +48,67 @@ def import_cpu_seconds(modules: tuple[str, ...], repeats: int) -> float:
     return min(times)
 
 
-def rule_libraries(rule: str) -> str:
-    """The library set of ``rule``, by its name or the name of its family (``anygram_sensitivity_lam``)."""
-    for prefix, libraries in sorted(RULE_LIBRARIES.items(), key=lambda item: -len(item[0])):
-        if rule == prefix or rule.startswith(f"{prefix}_"):
-            return libraries
-    return "base"
+def top_level_imports(log: Path) -> set[str]:
+    """The modules a job imported at the top level, from its log written with ``PYTHONPROFILEIMPORTTIME=1``."""
+    lines = log.read_text(errors="replace").splitlines()
+    return {m.group(1) for m in map(TOP_LEVEL_IMPORT.match, lines) if m and not m.group(1).startswith("__")}
+
+
+def job_imports(profiled: Path) -> dict[tuple[str, str], frozenset[str]]:
+    """``{(rule, job): modules}``: the top-level imports of each job of the profiled run.
+
+    A job's log has the path of its benchmark file, ``benchmarks/jobs/<rule>/<job>.tsv``, as ``logs/<job>.log``.
+    """
+    imports = {}
+    for benchmark in sorted((profiled / "benchmarks/jobs").rglob("*.tsv")):
+        rule, _, job = str(benchmark.relative_to(profiled / "benchmarks/jobs"))[: -len(".tsv")].partition("/")
+        log = profiled / "logs" / f"{job}.log"
+        modules = top_level_imports(log) if log.is_file() else set()
+        if modules:
+            imports[rule, job] = frozenset(modules)
+    return imports
+
+
+def modules_of(rule: str, job: str, imports: dict) -> tuple[tuple[str, ...], str]:
+    """The modules a job of the measured run imports, and where they come from.
+
+    The profiled job of the same path (``"job"``); else the union over the profiled jobs of its rule
+    (``"rule"``: the same command on other settings); else :data:`BASE` (``"base"``).
+    """
+    if (rule, job) in imports:
+        return tuple(sorted(imports[rule, job])), "job"
+    same_rule = [modules for (r, _), modules in imports.items() if r == rule]
+    if same_rule:
+        return tuple(sorted(frozenset().union(*same_rule))), "rule"
+    return BASE, "base"
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the start-up per library set and rule, and its share of the run's CPU time."""
+    """Print the start-up per rule and its share of the run's CPU time."""
     from kernbench.report.costs import read_benchmarks
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results_dir", help="a finished run's results directory (with benchmarks/jobs)")
-    parser.add_argument("--repeats", type=int, default=3, help="fresh interpreters per library set (the least counts)")
+    parser.add_argument("--imports", required=True, type=Path,
+                        help="results directory of a run made with PYTHONPROFILEIMPORTTIME=1 (its job logs)")
+    parser.add_argument("--repeats", type=int, default=3, help="fresh interpreters per set of modules (the least counts)")
     args = parser.parse_args(argv)
 
     jobs = read_benchmarks(args.results_dir)
-    cost = {name: import_cpu_seconds(BASE + extra, args.repeats) for name, extra in LIBRARIES.items()}
-    per_rule = jobs.groupby("rule").agg(jobs=("job", "size"), cpu_s=("cpu_s", "sum")).reset_index()
-    per_rule["libraries"] = per_rule["rule"].map(rule_libraries)
-    per_rule["startup_s"] = per_rule["jobs"] * per_rule["libraries"].map(cost)
-    per_rule = per_rule.sort_values("startup_s", ascending=False)
-    print("import CPU s per process:", ", ".join(f"{k} {v:.2f}" for k, v in cost.items()))
-    print(per_rule.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    imports = job_imports(args.imports)
+    names = jobs["job"].str.partition("/")[2]
+    found = [modules_of(rule, job, imports) for rule, job in zip(jobs["rule"], names)]
+    jobs["modules"], jobs["profiled"] = [m for m, _ in found], [source for _, source in found]
+    cost = {modules: import_cpu_seconds(modules, args.repeats) for modules in set(jobs["modules"])}
+    jobs["startup_s"] = jobs["modules"].map(cost)
+    per_rule = (
+        jobs.groupby("rule")
+        .agg(jobs=("job", "size"), cpu_s=("cpu_s", "sum"), startup_s=("startup_s", "sum"),
+             profiled=("profiled", lambda s: ",".join(sorted(set(s)))))
+        .reset_index()
+        .sort_values("startup_s", ascending=False)
+    )
+    print(per_rule.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     total, startup = jobs["cpu_s"].sum(), per_rule["startup_s"].sum()
     print(f"jobs {len(jobs)}, CPU {total:.0f} s, start-up {startup:.0f} s = {100 * startup / total:.1f} %")
     return 0

@@ -25,11 +25,11 @@ def _snakemake_args(results, *targets):
 @pytest.mark.slow
 def test_job_killed_mid_way_leaves_no_output_and_reruns(tmp_path):
     results = tmp_path / "results"
-    # 100 reduction levels of SVR fits, about 4 s on an idle machine (the full profile's shortest ordinal jobs
-    # take under 1 s); killed at 1 s
+    # The smoke profile's ordinal job of a dataset runs its nine systems in about 4 s on an idle machine;
+    # killed at 1 s
     record = results / "runs/ordinal/reviews_clothing/featsel/var.json"
     proc = subprocess.Popen(
-        _snakemake_args(results, str(record)), cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        _smoke_args(results, str(record)), cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     # The Python process of the job (its script path ends in bin/kernbench), not the shell around it.
     job = _wait_for_process(f"bin/kernbench ordinal-run .*{results}", proc)
@@ -39,7 +39,9 @@ def test_job_killed_mid_way_leaves_no_output_and_reruns(tmp_path):
     assert not record.exists()
     assert not (record.parent / "var.predictions.parquet").exists()
 
-    rerun = run_snakemake(_snakemake_args(results, str(record)), cwd=REPO_ROOT)
+    assert not list(record.parent.glob("*.json")), "a killed job leaves none of its runs"
+
+    rerun = run_snakemake(_smoke_args(results, str(record)), cwd=REPO_ROOT)
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
     assert json.loads(record.read_text())["system"] == "Var"
 

@@ -6,7 +6,6 @@ import os
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
 
 from kernbench.errors import DataError
 
@@ -44,6 +43,9 @@ def hold_out_dev(
     DataError
         If the training rows (or groups) are too few for the folds.
     """
+    # Here, not at the top: the catalog imports every parser, and so every job, most of which never split.
+    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
+
     if not 0.0 < dev_fraction < 1.0:
         raise ValueError(f"dev_fraction must be in (0, 1), got {dev_fraction}")
     n_splits = round(1.0 / dev_fraction)

@@ -13,27 +13,39 @@ log = logging.getLogger("kernbench")
 
 
 def _cmd_run(args) -> None:
+    import argparse
+
     import pandas as pd
 
     from kernbench.catalog import catalog
     from kernbench.errors import DataError
-    from kernbench.papers.ordinal import PAPER, SYSTEM_OF_SLUG, SYSTEMS
-    from kernbench.papers.ordinal.runner import run_system
-    from kernbench.runs import grid_choice, write_run
+    from kernbench.papers.ordinal import SLUGS, SYSTEM_OF_SLUG, SYSTEMS
+    from kernbench.runs import paths_per_run
 
-    system = SYSTEM_OF_SLUG.get(args.system, args.system)
-    if system not in SYSTEMS:
-        raise DataError(
-            f"--system {args.system!r}: expected one of {list(SYSTEMS)} or their slugs {list(SYSTEM_OF_SLUG)}"
-        )
+    systems = [SYSTEM_OF_SLUG.get(name, name) for name in args.system]
+    for name, system in zip(args.system, systems):
+        if system not in SYSTEMS:
+            raise DataError(f"--system {name!r}: expected one of {list(SYSTEMS)} or their slugs {list(SYSTEM_OF_SLUG)}")
     spec = catalog().get(args.dataset)
     if spec is None or spec.task != "ordinal":
         raise DataError(f"--dataset {args.dataset!r} is not an ordinal (1-5 star) dataset")
+    paths = paths_per_run(args, ("record", "predictions"), "slug", [SLUGS[s] for s in systems], command="ordinal-run")
     settings = json.loads(args.params)
     frame = pd.read_parquet(args.prepared)
     missing = {"id", "split", "label", "text"} - set(frame.columns)
     if missing:
         raise DataError(f"{args.prepared}: lacks column(s) {sorted(missing)}")
+    for system in systems:
+        _run_one(argparse.Namespace(**{**vars(args), **paths[SLUGS[system]]}), frame, spec, system, settings)
+
+
+def _run_one(args, frame, spec, system: str, settings: dict) -> None:
+    """Run ``system`` on the prepared ``frame`` of dataset ``spec`` and write its record and predictions."""
+    from kernbench.errors import DataError
+    from kernbench.papers.ordinal import PAPER
+    from kernbench.papers.ordinal.runner import run_system
+    from kernbench.runs import grid_choice, write_run
+
     started = time.perf_counter()
     try:
         result = run_system(frame, dataset=spec.name, system=system, settings=settings, seed=args.seed)
@@ -135,9 +147,13 @@ def _cmd_sensitivity(args) -> None:
 
 def register(subparsers) -> None:
     """Add the ``ordinal-*`` subcommands."""
-    p = add_plumbing(subparsers, "ordinal-run", "one (dataset, system) of the ordinal feature-selection experiment")
+    p = add_plumbing(
+        subparsers, "ordinal-run", "systems of the ordinal feature-selection experiment on one dataset, a run each"
+    )
     add_input_arguments(p, "--dataset")
-    p.add_argument("--system", required=True, help="system name (e.g. 'RR(Var*IDF)') or its slug (rr_var_idf)")
+    p.add_argument("--system", required=True, nargs="+",
+                   help="system names (e.g. 'RR(Var*IDF)') or their slugs (rr_var_idf); with several, the output "
+                        "paths hold {slug}")
     add_input_arguments(p, "--prepared")
     p.add_argument("--params", required=True, help="JSON: the ordinal.run config block")
     add_run_arguments(p)

@@ -1,40 +1,44 @@
 from kernbench.papers.ordinal import SLUGS
 from kernbench.papers.ordinal import plan as ordinal_plan
 
-# Feature selection for ordinal text classification (Baccianella et al.): one job per (dataset, system),
-# then a Figure-1-style plot per dataset, the `ordinal` table and the claims table.
+# Feature selection for ordinal text classification (Baccianella et al.): one job per dataset runs every system
+# (one process: the dataset and scikit-learn are loaded once), then a Figure-1-style plot per dataset, the
+# `ordinal` table and the claims table.
 ORDINAL_DATASETS = ordinal_plan.datasets(config)
+ORDINAL_RUNS = f"{RESULTS}/{ordinal_plan.RUN}"
 
 
 rule ordinal_run:
     input:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
     output:
-        record=f"{RESULTS}/{ordinal_plan.RUN}.json",
-        predictions=f"{RESULTS}/{ordinal_plan.RUN}.predictions.parquet",
+        records=[ORDINAL_RUNS.replace("{slug}", slug) + ".json" for slug in SLUGS.values()],
+        predictions=[ORDINAL_RUNS.replace("{slug}", slug) + ".predictions.parquet" for slug in SLUGS.values()],
     params:
         settings=json.dumps(config["ordinal"]["run"], sort_keys=True),
         seed=config["seed"],
         profile=config["profile"],
+        systems=list(SLUGS.values()),
+        # The output paths with {slug} left for the command.
+        run=lambda wc: ORDINAL_RUNS.replace("{slug}", "{{slug}}").format(dataset=wc.dataset),
     log:
-        f"{LOGS}/{ordinal_plan.RUN}.log",
+        f"{LOGS}/{ordinal_plan.JOB}.log",
     benchmark:
-        f"{BENCHMARKS}/ordinal_run/{ordinal_plan.RUN}.tsv"
+        f"{BENCHMARKS}/ordinal_run/{ordinal_plan.JOB}.tsv"
     wildcard_constraints:
         dataset="|".join(d for d, spec in DATASETS.items() if spec.task == "ordinal"),
-        slug="|".join(SLUGS.values()),
     conda:
         CONDA_ENV
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=30,
+        runtime=60,
     shell:
         "OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} "
-        "kernbench ordinal-run --dataset {wildcards.dataset} --system {wildcards.slug} "
+        "kernbench ordinal-run --dataset {wildcards.dataset} --system {params.systems:q} "
         "--prepared {input.prepared:q} --params {params.settings:q} --seed {params.seed} "
         "--profile {params.profile:q} --threads {threads} "
-        "--record {output.record:q} --predictions {output.predictions:q} > {log:q} 2>&1"
+        "--record {params.run:q}.json --predictions {params.run:q}.predictions.parquet > {log:q} 2>&1"
 
 
 rule ordinal_figure:

@@ -8,6 +8,8 @@ from kernbench.papers.ordinal import SLUGS
 #: Run files, relative to the results directory, without their suffix; ``{dataset}`` and
 #: ``{slug}`` (a value of :data:`kernbench.papers.ordinal.SLUGS`) are the workflow's wildcards.
 RUN = "runs/ordinal/{dataset}/featsel/{slug}"
+#: One job runs every system of a dataset: its log and benchmark path.
+JOB = "runs/ordinal/{dataset}/featsel"
 #: Open choices with sensitivity rows, each written to ``sensitivity/ordinal/ordinal.<choice>.csv``.
 SENSITIVITY_CHOICES = ("prp_weights", "nc_epsilon")
 
@@ -39,9 +41,14 @@ def targets(config: dict, results: str) -> PaperTargets:
         outputs = [f"{results}/figures/ordinal_{d}.png" for d in names]
         outputs += [f"{results}/tables/ordinal_claims.{ext}" for ext in ("csv", "md")]
         sensitivity = [f"{results}/sensitivity/ordinal/ordinal.{choice}.csv" for choice in SENSITIVITY_CHOICES]
+    # The runs of a dataset share its one job.
+    cost_inputs = {
+        record: {"job": [JOB.format(dataset=dataset)]} for dataset in names for record in records(config, results, dataset)
+    }
     return PaperTargets(
         records=records(config, results),
         outputs=outputs,
         sensitivity=sensitivity,
         md_subset={"xi": config["ordinal"]["table_xi"]},
+        cost_inputs=cost_inputs,
     )
