@@ -107,6 +107,19 @@ def test_gram_and_svm_commands(tmp_path, capsys):
         assert load_dense(out_dir / "dev.npz").shape == (12, 30)
         assert load_dense(out_dir / "train_diag.npz").shape == (30,)
         dirs.append(str(out_dir))
+    # Both settings in one job: the same matrices, bit for bit; without {kernel} in --out-dir it is refused.
+    both = [KernelSetting("AGKwest", 0.4, theta).name for theta in (0.5, 0.9)]
+    common = ["anygram-gram", "--dataset", "semeval14_laptop", "--kernel", *both, "--prepared", str(prepared),
+              "--embeddings", str(emb)]
+    assert main([*common, "--out-dir", str(tmp_path / "one-job" / "{kernel}")]) == 0
+    for name, one in zip(both, dirs):
+        for split in ("train", "dev", "test", "train_diag"):
+            np.testing.assert_array_equal(
+                load_dense(tmp_path / "one-job" / name / f"{split}.npz"), load_dense(Path(one) / f"{split}.npz")
+            )
+    assert main([*common, "--out-dir", str(tmp_path / "one-dir")]) != 0
+    assert "must contain {kernel}" in capsys.readouterr().err and not (tmp_path / "one-dir").exists()
+
     record = tmp_path / "AGKwest.json"
     assert main(["anygram-svm", "--dataset", "semeval14_laptop", "--system", "AGKwest", "--prepared", str(prepared),
                  "--grams", *dirs, "--settings", json.dumps({"C": [1.0, 10.0], "normalize": [False, True]}),

@@ -43,26 +43,23 @@ def _cmd_gram(args) -> None:
 
     from kernbench.cache import save_dense
     from kernbench.papers.anygram.experiment import SPLITS, compute_grams
+    from kernbench.runs import paths_per_run
 
+    out_dirs = paths_per_run(args, ("out_dir",), "kernel", args.kernel, command="anygram-gram")
+    settings = {kernel: astuple(KernelSetting.parse(kernel)) for kernel in args.kernel}
     set_threads(args.threads)
-    system, lam, theta = astuple(KernelSetting.parse(args.kernel))
     frame = pd.read_parquet(args.prepared)
     encoder = _encoder(args)
-    started = time.perf_counter()
-    grams = compute_grams(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=not args.cased_sm)
-    elapsed = time.perf_counter() - started
-    out_dir = Path(args.out_dir)
-    for split in SPLITS:
-        gram, diag = grams[split]
-        save_dense(out_dir / f"{split}.npz", gram)
-        save_dense(out_dir / f"{split}_diag.npz", diag)
-    log.info(
-        "%s %s: Gram matrices %s in %.1f s",
-        args.dataset,
-        args.kernel,
-        {s: grams[s][0].shape for s in SPLITS},
-        elapsed,
-    )
+    for kernel, (system, lam, theta) in settings.items():
+        started = time.perf_counter()
+        grams = compute_grams(frame, encoder, system=system, lam=lam, theta=theta, lowercase_sm=not args.cased_sm)
+        elapsed = time.perf_counter() - started
+        out_dir = Path(out_dirs[kernel]["out_dir"])
+        for split in SPLITS:
+            gram, diag = grams[split]
+            save_dense(out_dir / f"{split}.npz", gram)
+            save_dense(out_dir / f"{split}_diag.npz", diag)
+        log.info("%s %s: Gram matrices %s in %.1f s", args.dataset, kernel, {s: grams[s][0].shape for s in SPLITS}, elapsed)
 
 
 def _cmd_gram_tile(args) -> None:
@@ -250,14 +247,17 @@ def confusion_frame(confusion: dict):
 
 def register(subparsers) -> None:
     """Add the ``anygram-gram``, ``-gram-tile``, ``-gram-assemble``, ``-svm`` and ``-primal`` subcommands."""
-    p = add_plumbing(subparsers, "anygram-gram", "Gram matrices of a kernel system (train, dev, test x train)")
+    p = add_plumbing(
+        subparsers, "anygram-gram", "Gram matrices of kernel settings of one system (train, dev, test x train)"
+    )
     add_input_arguments(p, "--dataset")
-    p.add_argument("--kernel", required=True,
-                   help="kernel setting <system>_lam<lam>[_theta<theta>], with the parameters the system has")
+    p.add_argument("--kernel", required=True, nargs="+",
+                   help="kernel settings <system>_lam<lam>[_theta<theta>], with the parameters the system has")
     add_input_arguments(p, "--prepared", "--embeddings", "--threads", "--cased-sm")
     p.add_argument("--encoding", default="{}",
                    help='JSON of the anygram encoding keys (split_contractions, identical_match, aspect_bit); {}: none')
-    p.add_argument("--out-dir", required=True, help="writes <split>.npz and <split>_diag.npz here")
+    p.add_argument("--out-dir", required=True,
+                   help="writes <split>.npz and <split>_diag.npz here; with several settings, holds {kernel}")
     p.set_defaults(func=_cmd_gram)
 
     p = add_plumbing(subparsers, "anygram-gram-tile", "one row tile of a kernel system's Gram matrix (split x train)")

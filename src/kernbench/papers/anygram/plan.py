@@ -17,6 +17,8 @@ LSTM_JOB = "runs/anygram/{dataset}/lstm/{system}"
 LSTM_SENSITIVITY_JOB = LSTM_SENSITIVITY + "/{dataset}/{system}"
 #: Gram matrices of the kernel settings, one directory each.
 GRAM_CACHE = "cache/anygram"
+#: The job that computes a threshold system's settings over the theta grid: its log and benchmark path.
+THETA_GRAM_JOB = GRAM_CACHE + "/{dataset}/{system}"
 
 #: LSTM settings the paper leaves open, each retrained on ``lstm.sensitivity_datasets`` with its alternative.
 LSTM_CHOICES = ("trainable_embeddings", "bucket_batches")
@@ -63,8 +65,9 @@ def targets(config: dict, results: str) -> PaperTargets:
 
     records = [f"{results}/{KERNEL_RUN.format(dataset=d, system=s)}.json" for d, s in planned_runs(config)]
     records += [f"{results}/{LSTM_RUN.format(dataset=d, system=s, seed=seed)}.json" for d, s, seed in lstm_runs(config)]
-    # An SVC run reads the Gram matrices of its kernel settings (one per theta), made by jobs of their own;
-    # an LSTM run's seed shares its job with the other seeds of its dataset and system.
+    # An SVC run reads the Gram matrices of its kernel settings (one per theta), made by jobs of their own
+    # (a threshold system's in one job, when they are not tiled); an LSTM run's seed shares its job with the
+    # other seeds of its dataset and system.
     cost_inputs = {
         f"{results}/{LSTM_RUN.format(dataset=d, system=s, seed=seed)}.json": {"lstm": [LSTM_JOB.format(dataset=d, system=s)]}
         for d, s, seed in lstm_runs(config)
@@ -72,7 +75,8 @@ def targets(config: dict, results: str) -> PaperTargets:
     for dataset, system in planned_runs(config):
         if system in svm_systems(config):
             cost_inputs[f"{results}/{KERNEL_RUN.format(dataset=dataset, system=system)}.json"] = {
-                "gram": gram_dirs(GRAM_CACHE, dataset, system, config["anygram"])
+                "gram": [*gram_dirs(GRAM_CACHE, dataset, system, config["anygram"]),
+                         THETA_GRAM_JOB.format(dataset=dataset, system=system)]
             }
     outputs = []
     if "anygram" in config["tables"]:  # the figures read the table
