@@ -1,6 +1,5 @@
 # Kernel systems of Kaljahi & Foster (Table 3 kernel rows): cached Gram jobs, SVC jobs, throughput.
 # The systems, and what each depends on, are those of the registry kernbench.papers.anygram.systems.
-from kernbench.papers.anygram.experiment import gram_dirs as anygram_gram_dirs
 from kernbench.papers.anygram.experiment import gram_files as anygram_gram_files
 from kernbench.papers.anygram import plan as anygram_plan
 from kernbench.papers.anygram import systems as anygram_systems
@@ -23,19 +22,10 @@ ANYGRAM_PRIMAL = ANYGRAM["training"] == "primal"
 ANYGRAM_PRIMAL_SYSTEMS = anygram_systems.names(lambda s: s.primal is not None)
 ANYGRAM_SVM_SYSTEMS = "|".join(anygram_plan.svm_systems(config))
 
-
-def anygram_cased_sm(system):
-    """``--cased-sm`` for the Gram jobs of the systems that see the casing of string match, when it is kept."""
-    return "" if ANYGRAM["lowercase_sm"] or not anygram_systems.get(system).casing else "--cased-sm"
-
-
-def anygram_encoding(system):
-    """The encoding keys a Gram job's kernel depends on (contractions, identical tokens, the aspect bit), as JSON."""
-    return json.dumps(anygram_kernel_encoding(system, ANYGRAM), sort_keys=True)
-
-
-ANYGRAM_CASED_SM = lambda wildcards: anygram_cased_sm(AnygramKernelSetting.parse(wildcards.kernel).system)
-ANYGRAM_ENCODING = lambda wildcards: anygram_encoding(AnygramKernelSetting.parse(wildcards.kernel).system)
+# Only the Gram jobs of the systems that see the casing of string match get it; each gets the encoding keys its kernel
+# depends on (contractions, identical tokens, the aspect bit).
+ANYGRAM_CASED_SM = lambda wildcards: anygram_plan.cased_sm_flag(AnygramKernelSetting.parse(wildcards.kernel).system, ANYGRAM)
+ANYGRAM_ENCODING = lambda wildcards: anygram_plan.encoding_json(AnygramKernelSetting.parse(wildcards.kernel).system, ANYGRAM)
 ANYGRAM_GRAM_FILES = [
     f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/{split}{suffix}.npz"
     for suffix in ("", "_diag")
@@ -117,13 +107,7 @@ else:
     # embeddings and numba's compiled kernels are loaded once for them. Its outputs are the directories the SVC
     # job selects among (anygram_experiment.gram_dirs), with the system's name as the wildcard.
     ANYGRAM_THETA_SYSTEMS = anygram_systems.names(lambda s: s.uses_theta)
-    _theta_dirs = {
-        s: anygram_gram_dirs(ANYGRAM_CACHE, "{dataset}", s, ANYGRAM) for s in ANYGRAM_THETA_SYSTEMS
-    }
-    ANYGRAM_THETA_DIRS = [d.replace(f"/{ANYGRAM_THETA_SYSTEMS[0]}_", "/{system}_") for d in _theta_dirs[ANYGRAM_THETA_SYSTEMS[0]]]
-    assert all(
-        [d.format(dataset="{dataset}", system=s) for d in ANYGRAM_THETA_DIRS] == dirs for s, dirs in _theta_dirs.items()
-    ), "the threshold systems differ in their parameters: one theta rule cannot name their Gram directories"
+    ANYGRAM_THETA_DIRS = anygram_plan.theta_gram_dirs(ANYGRAM_CACHE, ANYGRAM)
 
     ruleorder: anygram_gram_theta > anygram_gram
 
@@ -136,8 +120,8 @@ else:
         params:
             kernels=lambda wc: [os.path.basename(d).format(system=wc.system) for d in ANYGRAM_THETA_DIRS],
             out_dir=lambda wc: f"{ANYGRAM_CACHE}/{wc.dataset}/{{kernel}}",
-            cased_sm=lambda wc: anygram_cased_sm(wc.system),
-            encoding=lambda wc: anygram_encoding(wc.system),
+            cased_sm=lambda wc: anygram_plan.cased_sm_flag(wc.system, ANYGRAM),
+            encoding=lambda wc: anygram_plan.encoding_json(wc.system, ANYGRAM),
         log:
             f"{LOGS}/{anygram_plan.THETA_GRAM_JOB}.log",
         benchmark:

@@ -133,3 +133,43 @@ def benchmark_settings(config: dict, dp_sentences: int) -> str:
         {**anygram["benchmark"], "lam": anygram["lam"], "seed": config["seed"], "dp_sentences": dp_sentences},
         sort_keys=True,
     )
+
+
+def cased_sm_flag(system: str, anygram: dict) -> str:
+    """``--cased-sm`` for a Gram job of ``system`` when it sees the casing of string match and the config keeps
+    it (``anygram.lowercase_sm`` false), else ``""``."""
+    from kernbench.papers.anygram import systems
+
+    return "" if anygram["lowercase_sm"] or not systems.get(system).casing else "--cased-sm"
+
+
+def encoding_json(system: str, anygram: dict) -> str:
+    """The encoding keys the kernel of ``system`` depends on (contractions, identical tokens, the aspect bit), as
+    the JSON of a Gram job's ``--encoding``."""
+    from kernbench.papers.anygram.systems import kernel_encoding
+
+    return json.dumps(kernel_encoding(system, anygram), sort_keys=True)
+
+
+def theta_gram_dirs(cache: str, anygram: dict) -> list[str]:
+    """The Gram directories of a threshold system over the theta grid, with ``{dataset}`` and ``{system}`` left as
+    wildcards: the outputs of the one job that computes them (``anygram_gram_theta``).
+
+    They are :func:`kernbench.papers.anygram.experiment.gram_dirs` of each threshold system, which names them
+    through :class:`KernelSetting`; every threshold system must give the same names but for its own.
+
+    Raises
+    ------
+    ValueError
+        If the threshold systems differ in their parameters, so that no one pattern names their directories.
+    """
+    from kernbench.papers.anygram import systems
+    from kernbench.papers.anygram.experiment import gram_dirs
+
+    dirs = {s: gram_dirs(cache, "{dataset}", s, anygram) for s in systems.names(lambda s: s.uses_theta)}
+    first = next(iter(dirs))
+    pattern = [d.replace(f"{{dataset}}/{first}_", "{dataset}/{system}_") for d in dirs[first]]
+    for system, names in dirs.items():
+        if [d.replace("{system}", system) for d in pattern] != names:
+            raise ValueError(f"threshold systems {first} and {system} differ in their parameters: no one theta job names both")
+    return pattern
