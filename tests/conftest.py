@@ -41,11 +41,12 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    """Fail a smoke-run test that pytest-xdist did not group: its worker would make the smoke run again."""
+    """Fail a test of an xdist group that pytest-xdist did not group: a smoke-run test's worker would make the
+    smoke run again, and a test of Snakemake's locks would run beside another."""
     grouping = os.environ.get("PYTEST_XDIST_WORKER") and item.config.getvalue("loadgroup")
-    if grouping and _reads_smoke_run(item) and "@" not in item.nodeid:
+    if grouping and item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
         pytest.fail(
-            f"pytest-xdist did not group {item.nodeid} with the other tests of the smoke run: this pytest "
+            f"pytest-xdist did not group {item.nodeid} with the other tests of its group: this pytest "
             f"({pytest.__version__}) and pytest-xdist do not work together (see pyproject.toml)", pytrace=False
         )
 
