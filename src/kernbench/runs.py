@@ -85,7 +85,8 @@ def paths_per_run(args, names, field: str, values, *, command: str) -> dict:
                     f"{command} --{name} {getattr(args, name)!r} must contain {{{field}}} when several "
                     f"{field} values are given ({', '.join(map(str, values))})"
                 )
-    return {value: {name: getattr(args, name).format(**{field: value}) for name in names} for value in values}
+    # replace, not format: a template may hold the placeholders of other fields, filled later ({system} then {seed})
+    return {value: {name: getattr(args, name).replace(f"{{{field}}}", str(value)) for name in names} for value in values}
 
 
 def add_plumbing(subparsers, name: str, summary: str):

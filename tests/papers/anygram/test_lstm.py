@@ -263,13 +263,15 @@ def _slice(frame, n):
     return pd.concat([frame[frame["split"] == s].head(n) for s in ("train", "dev", "test")], ignore_index=True)
 
 
+_CLI_SETTINGS = {"batch_size": 16, "layers": 1, "hidden_size": 6, "learning_rate": 0.01, "dropout": 0.3, "max_epochs": 3,
+                 "patience": 1, "trainable_embeddings": True, "bucket_batches": 2}
+
+
 def _run_cli(tmp_path, name, prepared, npz, seed):
     out = tmp_path / name
-    settings = {"batch_size": 16, "layers": 1, "hidden_size": 6, "learning_rate": 0.01, "dropout": 0.3, "max_epochs": 3, "patience": 1,
-                "trainable_embeddings": True, "bucket_batches": 2}
     code = main(
         ["lstm", "--dataset", "semeval14_laptop", "--system", "BiLSTM", "--seed", str(seed), "--prepared", str(prepared),
-         "--embeddings", str(npz), "--settings", json.dumps(settings), "--profile", "test", "--threads", "1",
+         "--embeddings", str(npz), "--settings", json.dumps(_CLI_SETTINGS), "--profile", "test", "--threads", "1",
          "--record", str(out / "r.json"), "--predictions", str(out / "p.parquet"), "--model", str(out / "m.keras")]
     )  # fmt: skip
     assert code == 0
@@ -290,6 +292,24 @@ def test_command_is_deterministic_and_saves_the_best_model(tmp_path, laptop, lap
     assert first["curves"] == again["curves"] and first["rows"] == again["rows"]
     pd.testing.assert_frame_equal(preds, preds_again)
     assert first["run_key"] == again["run_key"]
+
+    # Both systems in one process, UniLSTM first: the BiLSTM is the one trained alone; without {system} in
+    # the output paths the job is refused before it trains.
+    settings = json.dumps(_CLI_SETTINGS)
+    both = ["lstm", "--dataset", "semeval14_laptop", "--system", "UniLSTM", "BiLSTM", "--seed", "11",
+            "--prepared", str(prepared), "--embeddings", str(npz), "--settings", settings, settings,
+            "--profile", "test", "--threads", "1"]  # fmt: skip
+    out = tmp_path / "both"
+    assert main([*both, "--record", str(out / "{system}.json"), "--predictions", str(out / "{system}.parquet"),
+                 "--model", str(out / "{system}.keras")]) == 0  # fmt: skip
+    bi = json.loads((out / "BiLSTM.json").read_text())
+    assert bi["curves"] == first["curves"] and bi["rows"] == first["rows"] and bi["run_key"] == first["run_key"]
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "BiLSTM.parquet"), preds)
+    assert json.loads((out / "UniLSTM.json").read_text())["system"] == "UniLSTM"
+    flat = tmp_path / "flat"
+    assert main([*both, "--record", str(flat / "r.json"), "--predictions", str(flat / "p.parquet"),
+                 "--model", str(flat / "m.keras")]) == 1  # fmt: skip
+    assert not flat.exists()
 
     assert first["system"] == "BiLSTM" and first["paper"] == "anygram"
     assert set(first["curves"]) == {"loss", "accuracy", "val_loss", "val_accuracy"}

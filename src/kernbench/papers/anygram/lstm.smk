@@ -56,11 +56,18 @@ rule lstm:
 
 
 # Sensitivity rows of the LSTMs (tables/sensitivity.csv): every system and seed retrained with the alternative of
-# each open choice (anygram_plan.LSTM_CHOICES), one job per (choice, dataset, system) as in the main table; the default
-# side is the main runs' predictions.
+# each open choice (anygram_plan.LSTM_CHOICES), one job per (choice, dataset) for its systems and seeds
+# (TensorFlow loaded once); the default side is the main runs' predictions.
 LSTM_SENS_RUNS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY_RUN}"
 LSTM_SENSITIVITY_JOB = anygram_plan.LSTM_SENSITIVITY_JOB
 LSTM_SENS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY}"
+LSTM_SENS_SYSTEMS = config["lstm"]["systems"]
+# A job's output files, {choice} and {dataset} left as its wildcards.
+LSTM_SENS_FILES = lambda suffix: [
+    path
+    for system in LSTM_SENS_SYSTEMS
+    for path in anygram_plan.seed_paths(config, f"{LSTM_SENS_RUNS}{suffix}".replace("{system}", system))
+]
 
 
 rule lstm_sensitivity_run:
@@ -68,19 +75,23 @@ rule lstm_sensitivity_run:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         embeddings=lambda wc: embeddings_for(wc.dataset),
     output:
-        records=anygram_plan.seed_paths(config, f"{LSTM_SENS_RUNS}.json"),
-        predictions=anygram_plan.seed_paths(config, f"{LSTM_SENS_RUNS}.predictions.parquet"),
-        models=anygram_plan.seed_paths(config, f"{LSTM_SENS_RUNS}.keras"),
+        records=LSTM_SENS_FILES(".json"),
+        predictions=LSTM_SENS_FILES(".predictions.parquet"),
+        models=LSTM_SENS_FILES(".keras"),
     params:
-        settings=lambda wc: json.dumps(
-            {
-                **resolve_lstm_settings(LSTM_CONFIG, wc.dataset, wc.system),
-                wc.choice: anygram_plan.lstm_alternative(config["lstm"], wc.choice),
-            },
-            sort_keys=True,
-        ),
+        systems=LSTM_SENS_SYSTEMS,
+        settings=lambda wc: [
+            json.dumps(
+                {
+                    **resolve_lstm_settings(LSTM_CONFIG, wc.dataset, system),
+                    wc.choice: anygram_plan.lstm_alternative(config["lstm"], wc.choice),
+                },
+                sort_keys=True,
+            )
+            for system in LSTM_SENS_SYSTEMS
+        ],
         profile=config["profile"],
-        templates=anygram_plan.seed_templates(LSTM_SENS_RUNS),
+        templates=anygram_plan.seed_templates(LSTM_SENS_RUNS, keep=("system",)),
         seeds=LSTM_SEEDS,
         mlflow_artifacts=f"{RESULTS}/mlartifacts",
     log:
@@ -90,16 +101,15 @@ rule lstm_sensitivity_run:
     wildcard_constraints:
         choice="|".join(anygram_plan.LSTM_CHOICES),
         dataset="|".join(TOKENISED),
-        system="|".join(LSTM_SYSTEMS),
     conda:
         CONDA_ENV
     # One thread per job, as the main LSTM jobs.
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=120,
+        runtime=240,
     shell:
-        "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {params.seeds:q} "
+        "kernbench lstm --dataset {wildcards.dataset} --system {params.systems:q} --seed {params.seeds:q} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
         "--profile {params.profile:q} --threads {threads} --table sensitivity --record {params.templates[record]:q} "
         "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} "

@@ -1,4 +1,4 @@
-"""``kernbench lstm``: train the UniLSTM / BiLSTM of one dataset and system, one model per seed, and write their run records."""
+"""``kernbench lstm``: train the UniLSTM / BiLSTM of one dataset, one model per system and seed, and write their run records."""
 
 from __future__ import annotations
 
@@ -40,17 +40,25 @@ def _cmd_lstm(args) -> None:
     from kernbench.papers.anygram.lstm import HYPERPARAMETERS, TRAINING_SETTINGS, configure_tensorflow
     from kernbench.runs import paths_per_run
 
-    paths = paths_per_run(args, ("record", "predictions", "model"), "seed", args.seed, command="lstm")
+    if len(args.settings) != len(args.system):
+        raise DataError(f"--settings: one JSON per --system ({len(args.system)}), got {len(args.settings)}")
+    settings = dict(zip(args.system, map(json.loads, args.settings)))
+    for system, entry in settings.items():
+        missing = [k for k in (*HYPERPARAMETERS, *TRAINING_SETTINGS) if k not in entry]
+        if missing:
+            raise DataError(f"--settings of {system} lacks {', '.join(missing)}")
+    names = ("record", "predictions", "model")
+    runs = {}  # (system, seed) -> output paths, every template checked before any model trains
+    for system, templates in paths_per_run(args, names, "system", args.system, command="lstm").items():
+        per_system = argparse.Namespace(**{**vars(args), **templates})
+        for seed, outputs in paths_per_run(per_system, names, "seed", args.seed, command="lstm").items():
+            runs[system, seed] = outputs
     configure_tensorflow(args.threads)
-    settings = json.loads(args.settings)
-    missing = [k for k in (*HYPERPARAMETERS, *TRAINING_SETTINGS) if k not in settings]
-    if missing:
-        raise DataError(f"--settings lacks {', '.join(missing)}")
     frame = pd.read_parquet(args.prepared)
     emb = load_embeddings(args.embeddings)
-    for seed, outputs in paths.items():
-        run = argparse.Namespace(**{**vars(args), "seed": seed, **outputs})
-        _train_one(run, catalog()[args.dataset], settings, frame, emb)
+    for (system, seed), outputs in runs.items():
+        run = argparse.Namespace(**{**vars(args), "system": system, "seed": seed, **outputs})
+        _train_one(run, catalog()[args.dataset], settings[system], frame, emb)
 
 
 def _train_one(args, spec, settings: dict, frame, emb) -> None:
@@ -120,15 +128,20 @@ def register(subparsers) -> None:
     """Add the ``lstm`` subcommand."""
     from kernbench.catalog import catalog
 
-    p = add_plumbing(subparsers, "lstm", "train UniLSTM / BiLSTM baselines, one per seed, and write their run records")
+    p = add_plumbing(
+        subparsers, "lstm", "train UniLSTM / BiLSTM baselines, one per system and seed, and write their run records"
+    )
     p.add_argument("--dataset", required=True, choices=catalog().tokenised, help="dataset name, as in config.yaml's datasets")
-    p.add_argument("--system", required=True, choices=["UniLSTM", "BiLSTM"],
-                   help="system name, as in the paper's table")
+    p.add_argument("--system", required=True, nargs="+", choices=["UniLSTM", "BiLSTM"],
+                   help="system names, as in the paper's table; with several, the output paths hold {system}")
     add_input_arguments(p, "--prepared")
     p.add_argument("--embeddings", required=True, help="npz with `words`, `vectors` and `cased`")
-    p.add_argument("--settings", required=True, help="JSON: Table 4 entry with max_epochs, patience, trainable_embeddings and bucket_batches")
+    p.add_argument("--settings", required=True, nargs="+",
+                   help="JSON, one per --system in its order: Table 4 entry with max_epochs, patience, "
+                        "trainable_embeddings and bucket_batches")
     add_run_arguments(p, several_seeds=True)
-    p.add_argument("--model", required=True, help="where to save the trained model (.keras); with several seeds, holds {seed}")
+    p.add_argument("--model", required=True,
+                   help="where to save the trained model (.keras); holds {seed} and {system} as --record does")
     p.add_argument("--tracking-uri", default="",
                    help="the workflow's MLflow store (mlflow.tracking_uri); with a server (http(s)://…), each seed's "
                         "epochs and system metrics go to its run while it trains; any other store is left alone")

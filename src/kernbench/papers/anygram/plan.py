@@ -14,7 +14,8 @@ LSTM_SENSITIVITY = "sensitivity/anygram/lstm.{choice}"
 LSTM_SENSITIVITY_RUN = LSTM_SENSITIVITY + "/{dataset}/{system}_seed{seed}"
 #: An LSTM job trains every seed of its dataset and system: its log and benchmark path (no seed).
 LSTM_JOB = "runs/anygram/{dataset}/lstm/{system}"
-LSTM_SENSITIVITY_JOB = LSTM_SENSITIVITY + "/{dataset}/{system}"
+#: A sensitivity job retrains every system and seed of its choice and dataset.
+LSTM_SENSITIVITY_JOB = LSTM_SENSITIVITY + "/{dataset}/lstm"
 #: Gram matrices of the kernel settings, one directory each.
 GRAM_CACHE = "cache/anygram"
 #: The job that computes a threshold system's settings over the theta grid: its log and benchmark path.
@@ -108,9 +109,9 @@ def seed_paths(config: dict, pattern: str) -> list[str]:
     return [pattern.replace("{seed}", str(seed)) for seed in config["lstm"]["seeds"]]
 
 
-def seed_templates(stem: str):
+def seed_templates(stem: str, keep: tuple[str, ...] = ()):
     """The output arguments of an LSTM job that trains several seeds: ``stem`` (with its wildcards) filled in,
-    ``{seed}`` left for the command.
+    ``{seed}`` and the placeholders named in ``keep`` (``{system}``) left for the command.
 
     Returns
     -------
@@ -119,7 +120,10 @@ def seed_templates(stem: str):
     """
 
     def templates(wildcards) -> dict:
-        run = stem.replace("{seed}", "{{seed}}").format(**dict(wildcards.items()))
+        run = stem
+        for name in ("seed", *keep):
+            run = run.replace(f"{{{name}}}", f"{{{{{name}}}}}")
+        run = run.format(**dict(wildcards.items()))
         return {"record": f"{run}.json", "predictions": f"{run}.predictions.parquet", "model": f"{run}.keras"}
 
     return templates
