@@ -1,13 +1,15 @@
-# UniLSTM / BiLSTM baselines of the any-gram paper (Section 5.2, Table 4): one job per (dataset, system) trains a model
-# per seed, so that TensorFlow is loaded once for the seeds (the same models as one process per seed).
+# UniLSTM / BiLSTM baselines of the any-gram paper (Section 5.2, Table 4): one job per dataset trains a model per
+# system and seed, so that TensorFlow is loaded once for them (the same models as one process per model).
 from kernbench.papers.anygram import plan as anygram_plan
-from kernbench.papers.anygram.lstm import SYSTEMS as LSTM_SYSTEMS, lstm_hyperparameters
+from kernbench.papers.anygram.lstm import lstm_hyperparameters
 from kernbench.papers.anygram.lstm import resolve_settings as resolve_lstm_settings
 
 LSTM_SEEDS = config["lstm"]["seeds"]
+LSTM_SYSTEMS = config["lstm"]["systems"]
 # The lstm section with a Table 4 entry for every catalog dataset too.
 LSTM_CONFIG = {**config["lstm"], "hyperparameters": lstm_hyperparameters(config)}
-LSTM_JOB = anygram_plan.LSTM_JOB  # a job's log and benchmark path: its runs' path without the seed
+LSTM_JOB = anygram_plan.LSTM_JOB  # a job's log and benchmark path
+LSTM_RUNS = f"{RESULTS}/{anygram_plan.LSTM_RUN}"
 # With an MLflow server, the jobs log epochs and system metrics there while they train
 # (kernbench.report.tracking_live). An environment variable, not a param: a job is not rerun when the store changes.
 LSTM_TRACKING_URI = config["mlflow"]["tracking_uri"]
@@ -18,18 +20,27 @@ envvars:
     "KERNBENCH_TRACKING_URI",
 
 
+# The output files of a job that trains every system and seed of ``runs``, its other wildcards left open.
+LSTM_FILES = lambda runs, suffix: [
+    path for system in LSTM_SYSTEMS for path in anygram_plan.seed_paths(config, f"{runs}{suffix}".replace("{system}", system))
+]
+
+
 rule lstm:
     input:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         embeddings=lambda wc: embeddings_for(wc.dataset),
     output:
-        records=anygram_plan.seed_paths(config, f"{RESULTS}/{anygram_plan.LSTM_RUN}.json"),
-        predictions=anygram_plan.seed_paths(config, f"{RESULTS}/{anygram_plan.LSTM_RUN}.predictions.parquet"),
-        models=anygram_plan.seed_paths(config, f"{RESULTS}/{anygram_plan.LSTM_RUN}.keras"),
+        records=LSTM_FILES(LSTM_RUNS, ".json"),
+        predictions=LSTM_FILES(LSTM_RUNS, ".predictions.parquet"),
+        models=LSTM_FILES(LSTM_RUNS, ".keras"),
     params:
-        settings=lambda wc: json.dumps(resolve_lstm_settings(LSTM_CONFIG, wc.dataset, wc.system), sort_keys=True),
+        systems=LSTM_SYSTEMS,
+        settings=lambda wc: [
+            json.dumps(resolve_lstm_settings(LSTM_CONFIG, wc.dataset, system), sort_keys=True) for system in LSTM_SYSTEMS
+        ],
         profile=config["profile"],
-        templates=anygram_plan.seed_templates(f"{RESULTS}/{anygram_plan.LSTM_RUN}"),
+        templates=anygram_plan.seed_templates(LSTM_RUNS, keep=("system",)),
         seeds=LSTM_SEEDS,
         mlflow_artifacts=f"{RESULTS}/mlartifacts",
     log:
@@ -38,7 +49,6 @@ rule lstm:
         f"{BENCHMARKS}/lstm/{LSTM_JOB}.tsv"
     wildcard_constraints:
         dataset="|".join(TOKENISED),
-        system="|".join(LSTM_SYSTEMS),
     conda:
         CONDA_ENV
     priority: 1  # the longest jobs, and Table 3 waits for them; their sensitivity reruns come later
@@ -46,9 +56,9 @@ rule lstm:
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=120,
+        runtime=240,
     shell:
-        "kernbench lstm --dataset {wildcards.dataset} --system {wildcards.system} --seed {params.seeds:q} "
+        "kernbench lstm --dataset {wildcards.dataset} --system {params.systems:q} --seed {params.seeds:q} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
         "--profile {params.profile:q} --threads {threads} --record {params.templates[record]:q} "
         "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} "
@@ -61,13 +71,6 @@ rule lstm:
 LSTM_SENS_RUNS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY_RUN}"
 LSTM_SENSITIVITY_JOB = anygram_plan.LSTM_SENSITIVITY_JOB
 LSTM_SENS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY}"
-LSTM_SENS_SYSTEMS = config["lstm"]["systems"]
-# A job's output files, {choice} and {dataset} left as its wildcards.
-LSTM_SENS_FILES = lambda suffix: [
-    path
-    for system in LSTM_SENS_SYSTEMS
-    for path in anygram_plan.seed_paths(config, f"{LSTM_SENS_RUNS}{suffix}".replace("{system}", system))
-]
 
 
 rule lstm_sensitivity_run:
@@ -75,11 +78,11 @@ rule lstm_sensitivity_run:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         embeddings=lambda wc: embeddings_for(wc.dataset),
     output:
-        records=LSTM_SENS_FILES(".json"),
-        predictions=LSTM_SENS_FILES(".predictions.parquet"),
-        models=LSTM_SENS_FILES(".keras"),
+        records=LSTM_FILES(LSTM_SENS_RUNS, ".json"),
+        predictions=LSTM_FILES(LSTM_SENS_RUNS, ".predictions.parquet"),
+        models=LSTM_FILES(LSTM_SENS_RUNS, ".keras"),
     params:
-        systems=LSTM_SENS_SYSTEMS,
+        systems=LSTM_SYSTEMS,
         settings=lambda wc: [
             json.dumps(
                 {
@@ -88,7 +91,7 @@ rule lstm_sensitivity_run:
                 },
                 sort_keys=True,
             )
-            for system in LSTM_SENS_SYSTEMS
+            for system in LSTM_SYSTEMS
         ],
         profile=config["profile"],
         templates=anygram_plan.seed_templates(LSTM_SENS_RUNS, keep=("system",)),

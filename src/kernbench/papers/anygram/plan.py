@@ -12,8 +12,8 @@ KERNEL_RUN = "runs/anygram/{dataset}/kernels/{system}"
 LSTM_RUN = "runs/anygram/{dataset}/lstm/{system}_seed{seed}"
 LSTM_SENSITIVITY = "sensitivity/anygram/lstm.{choice}"
 LSTM_SENSITIVITY_RUN = LSTM_SENSITIVITY + "/{dataset}/{system}_seed{seed}"
-#: An LSTM job trains every seed of its dataset and system: its log and benchmark path (no seed).
-LSTM_JOB = "runs/anygram/{dataset}/lstm/{system}"
+#: An LSTM job trains every system and seed of its dataset: its log and benchmark path.
+LSTM_JOB = "runs/anygram/{dataset}/lstm"
 #: A sensitivity job retrains every system and seed of its choice and dataset.
 LSTM_SENSITIVITY_JOB = LSTM_SENSITIVITY + "/{dataset}/lstm"
 #: Gram matrices of the kernel settings, one directory each.
@@ -67,10 +67,10 @@ def targets(config: dict, results: str) -> PaperTargets:
     records = [f"{results}/{KERNEL_RUN.format(dataset=d, system=s)}.json" for d, s in planned_runs(config)]
     records += [f"{results}/{LSTM_RUN.format(dataset=d, system=s, seed=seed)}.json" for d, s, seed in lstm_runs(config)]
     # An SVC run reads the Gram matrices of its kernel settings (one per theta), made by jobs of their own
-    # (a threshold system's in one job, when they are not tiled); an LSTM run's seed shares its job with the
-    # other seeds of its dataset and system.
+    # (a threshold system's in one job, when they are not tiled); an LSTM run shares its job with the other
+    # systems and seeds of its dataset.
     cost_inputs = {
-        f"{results}/{LSTM_RUN.format(dataset=d, system=s, seed=seed)}.json": {"lstm": [LSTM_JOB.format(dataset=d, system=s)]}
+        f"{results}/{LSTM_RUN.format(dataset=d, system=s, seed=seed)}.json": {"lstm": [LSTM_JOB.format(dataset=d)]}
         for d, s, seed in lstm_runs(config)
     }
     for dataset, system in planned_runs(config):
