@@ -72,32 +72,36 @@ def _cmd_embeddings(args) -> None:
 
 
 def _cmd_baseline(args) -> None:
+    import argparse
+
     import pandas as pd
 
     from kernbench.baselines import run_baseline
     from kernbench.catalog import catalog
-    from kernbench.runs import write_run
+    from kernbench.runs import paths_per_run, write_run
 
     spec = catalog()[args.dataset]
+    paths = paths_per_run(args, ("record", "predictions"), "system", args.system, command="baseline")
     params = json.loads(args.params)
     frame = pd.read_parquet(args.prepared)
-    started = time.perf_counter()
-    result = run_baseline(spec, frame, system=args.system, params=params, seed=args.seed)
-    elapsed = time.perf_counter() - started
-    run_params = {**params, "seed": args.seed, "profile": args.profile, "chosen": result.chosen}
-    record = write_run(
-        args,
-        paper=spec.paper,
-        table="baselines",
-        dataset=spec.name,
-        system=args.system,
-        key_params={**params, "seed": args.seed, "profile": args.profile},
-        params=run_params,
-        rows=result.rows,
-        predictions=result.predictions,
-        timings={"fit_predict": elapsed},
-    )
-    log.info("%s %s: %s", spec.name, args.system, record["metrics"])
+    for system in args.system:
+        started = time.perf_counter()
+        result = run_baseline(spec, frame, system=system, params=params, seed=args.seed)
+        elapsed = time.perf_counter() - started
+        run_params = {**params, "seed": args.seed, "profile": args.profile, "chosen": result.chosen}
+        record = write_run(
+            argparse.Namespace(**{**vars(args), **paths[system]}),
+            paper=spec.paper,
+            table="baselines",
+            dataset=spec.name,
+            system=system,
+            key_params={**params, "seed": args.seed, "profile": args.profile},
+            params=run_params,
+            rows=result.rows,
+            predictions=result.predictions,
+            timings={"fit_predict": elapsed},
+        )
+        log.info("%s %s: %s", spec.name, system, record["metrics"])
 
 
 def version_text() -> str:
@@ -183,8 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--raw-dir", default="", help="directory of the fetched raw files")
     p.set_defaults(func=_cmd_embeddings)
 
-    p = add_plumbing(sub, "baseline", "run a Triv / BoW-TFIDF baseline and write its run record")
-    add_input_arguments(p, "--dataset", "--system", "--prepared")
+    p = add_plumbing(sub, "baseline", "run Triv / BoW-TFIDF baselines of a dataset and write their run records")
+    add_input_arguments(p, "--dataset")
+    p.add_argument("--system", required=True, nargs="+",
+                   help="system names, as in the paper's table; with several, the output paths hold {system}")
+    add_input_arguments(p, "--prepared")
     p.add_argument("--params", required=True, help="JSON parameters")
     add_run_arguments(p)
     p.set_defaults(func=_cmd_baseline)

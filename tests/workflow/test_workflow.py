@@ -183,8 +183,8 @@ def test_slurm_profile_plans_the_whole_workflow(tmp_path):
     result = snakemake("--profile", "workflow/profiles/slurm", "--dry-run", "--config", f"results_dir={tmp_path / 'r'}")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     plan = result.stdout + result.stderr
-    rules = ("fetch_sst", "prepare", "baseline", "anygram_gram", "anygram_svm", "lstm", "fisher_svm", "ordinal_run",
-             "track", "tables", "significance", "results_summary", "all")
+    rules = ("fetch_sst", "prepare", "baseline_classification", "anygram_gram", "anygram_svm", "lstm", "fisher_svm",
+             "ordinal_run", "track", "tables", "significance", "results_summary", "all")
     for rule in rules:
         assert any(f"{kind} {rule}:" in plan for kind in ("rule", "localrule", "checkpoint", "localcheckpoint")), rule
     assert not (tmp_path / "r").exists()

@@ -182,6 +182,10 @@ def run_record(paper, dataset, system):
     return f"{RESULTS}/runs/{paper}/{dataset}/{system}.json"
 
 
+# The job that runs the baselines of a dataset: its log and benchmark path.
+BASELINE_JOB = "runs/{paper}/{dataset}/baselines"
+
+
 # What each paper's planner (kernbench.papers.<paper>.plan) asks the workflow to build under this config.
 PAPER_TARGETS = {name: resolve_reference(paper.targets)(config, RESULTS) for name, paper in PAPERS.items()}
 
@@ -299,8 +303,14 @@ def paper_manifest(paper):
 
 
 def cost_inputs(paper):
-    """``{record: {part: [job paths]}}`` of ``paper`` (:attr:`kernbench.paper.PaperTargets.cost_inputs`)."""
-    return PAPER_TARGETS[paper].cost_inputs if paper in PAPER_TARGETS else {}
+    """``{record: {part: [job paths]}}`` of ``paper`` (:attr:`kernbench.paper.PaperTargets.cost_inputs`), and of its
+    baselines, whose dataset's one job runs them all."""
+    baselines = {
+        run_record(*run): {"job": [BASELINE_JOB.format(paper=run[0], dataset=run[1])]}
+        for run in baseline_runs()
+        if run[0] == paper
+    }
+    return {**baselines, **(PAPER_TARGETS[paper].cost_inputs if paper in PAPER_TARGETS else {})}
 
 
 def summary_tables():

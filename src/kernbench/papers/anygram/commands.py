@@ -59,7 +59,8 @@ def _cmd_gram(args) -> None:
             gram, diag = grams[split]
             save_dense(out_dir / f"{split}.npz", gram)
             save_dense(out_dir / f"{split}_diag.npz", diag)
-        log.info("%s %s: Gram matrices %s in %.1f s", args.dataset, kernel, {s: grams[s][0].shape for s in SPLITS}, elapsed)
+        shapes = {s: grams[s][0].shape for s in SPLITS}
+        log.info("%s %s: Gram matrices %s in %.1f s", args.dataset, kernel, shapes, elapsed)
 
 
 def _cmd_gram_tile(args) -> None:

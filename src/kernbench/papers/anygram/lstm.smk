@@ -22,7 +22,9 @@ envvars:
 
 # The output files of a job that trains every system and seed of ``runs``, its other wildcards left open.
 LSTM_FILES = lambda runs, suffix: [
-    path for system in LSTM_SYSTEMS for path in anygram_plan.seed_paths(config, f"{runs}{suffix}".replace("{system}", system))
+    path
+    for system in LSTM_SYSTEMS
+    for path in anygram_plan.seed_paths(config, f"{runs}{suffix}".replace("{system}", system))
 ]
 
 
@@ -37,7 +39,8 @@ rule lstm:
     params:
         systems=LSTM_SYSTEMS,
         settings=lambda wc: [
-            json.dumps(resolve_lstm_settings(LSTM_CONFIG, wc.dataset, system), sort_keys=True) for system in LSTM_SYSTEMS
+            json.dumps(resolve_lstm_settings(LSTM_CONFIG, wc.dataset, system), sort_keys=True)
+            for system in LSTM_SYSTEMS
         ],
         profile=config["profile"],
         templates=anygram_plan.seed_templates(LSTM_RUNS, keep=("system",)),
