@@ -27,6 +27,8 @@ for _task, _systems in BASELINE_SYSTEMS.items():
             dataset="|".join(d for d, spec in DATASETS.items() if spec.task == _task) or "(?!)",
         conda:
             CONDA_ENV
+        # Short jobs that every paper's track job waits for, through tables/baselines.csv: early, not last.
+        priority: 1
         threads: 1
         resources:
             mem_mb=3000,
