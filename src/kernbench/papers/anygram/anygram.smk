@@ -25,7 +25,9 @@ ANYGRAM_SVM_SYSTEMS = "|".join(anygram_plan.svm_systems(config))
 # Only the Gram jobs of the systems that see the casing of string match get it; each gets the encoding keys its kernel
 # depends on (contractions, identical tokens, the aspect bit).
 ANYGRAM_SYSTEM_OF = lambda wildcards: AnygramKernelSetting.parse(wildcards.kernel).system
-ANYGRAM_CASED_SM = lambda wildcards: anygram_plan.cased_sm_flag(ANYGRAM_SYSTEM_OF(wildcards), ANYGRAM)
+ANYGRAM_CASED_SM = lambda wildcards: (
+    "" if ANYGRAM["lowercase_sm"] else anygram_plan.cased_sm_flag(ANYGRAM_SYSTEM_OF(wildcards), ANYGRAM)
+)
 ANYGRAM_ENCODING = lambda wildcards: anygram_plan.encoding_json(ANYGRAM_SYSTEM_OF(wildcards), ANYGRAM)
 ANYGRAM_GRAM_FILES = [
     f"{ANYGRAM_CACHE}/{{dataset}}/{{kernel}}/{split}{suffix}.npz"
