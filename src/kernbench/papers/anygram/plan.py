@@ -175,5 +175,7 @@ def theta_gram_dirs(cache: str, anygram: dict) -> list[str]:
     pattern = [d.replace(f"{{dataset}}/{first}_", "{dataset}/{system}_") for d in dirs[first]]
     for system, names in dirs.items():
         if [d.replace("{system}", system) for d in pattern] != names:
-            raise ValueError(f"threshold systems {first} and {system} differ in their parameters: no one theta job names both")
+            raise ValueError(
+                f"threshold systems {first} and {system} differ in their parameters: no one theta job names both"
+            )
     return pattern
