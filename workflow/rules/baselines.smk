@@ -9,15 +9,15 @@ for _task, _systems in BASELINE_SYSTEMS.items():
         input:
             prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
         output:
-            records=[f"{RESULTS}/runs/{{paper}}/{{dataset}}/{system}.json" for system in _systems],
-            predictions=[f"{RESULTS}/runs/{{paper}}/{{dataset}}/{system}.predictions.parquet" for system in _systems],
+            records=expand(f"{BASELINE_RUN}.json", system=_systems, allow_missing=True),
+            predictions=expand(f"{BASELINE_RUN}.predictions.parquet", system=_systems, allow_missing=True),
         params:
             systems=list(_systems),
             settings=json.dumps(config["baselines"], sort_keys=True),
             seed=config["seed"],
             profile=config["profile"],
             # The output paths with {system} left for the command.
-            run=lambda wc: f"{RESULTS}/runs/{wc.paper}/{wc.dataset}/{{system}}",
+            run=lambda wc: expand(BASELINE_RUN, paper=wc.paper, dataset=wc.dataset, allow_missing=True)[0],
         log:
             f"{LOGS}/{BASELINE_JOB}.log",
         benchmark:

@@ -178,8 +178,12 @@ def baseline_runs():
     ]
 
 
+# A baseline's run files without their suffix.
+BASELINE_RUN = f"{RESULTS}/runs/{{paper}}/{{dataset}}/{{system}}"
+
+
 def run_record(paper, dataset, system):
-    return f"{RESULTS}/runs/{paper}/{dataset}/{system}.json"
+    return BASELINE_RUN.format(paper=paper, dataset=dataset, system=system) + ".json"
 
 
 # The job that runs the baselines of a dataset: its log and benchmark path.

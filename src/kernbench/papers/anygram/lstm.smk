@@ -21,11 +21,12 @@ envvars:
 
 
 # The output files of a job that trains every system and seed of ``runs``, its other wildcards left open.
-LSTM_FILES = lambda runs, suffix: [
-    path
-    for system in LSTM_SYSTEMS
-    for path in anygram_plan.seed_paths(config, f"{runs}{suffix}".replace("{system}", system))
-]
+LSTM_FILES = lambda runs, suffix: expand(f"{runs}{suffix}", system=LSTM_SYSTEMS, seed=LSTM_SEEDS, allow_missing=True)
+# Its output arguments: the job's wildcards filled in, {system} and {seed} left for the command.
+LSTM_TEMPLATES = lambda runs: lambda wc: {
+    name: expand(f"{runs}{suffix}", allow_missing=True, **dict(wc.items()))[0]
+    for name, suffix in (("record", ".json"), ("predictions", ".predictions.parquet"), ("model", ".keras"))
+}
 
 
 rule lstm:
@@ -43,7 +44,7 @@ rule lstm:
             for system in LSTM_SYSTEMS
         ],
         profile=config["profile"],
-        templates=anygram_plan.seed_templates(LSTM_RUNS, keep=("system",)),
+        templates=LSTM_TEMPLATES(LSTM_RUNS),
         seeds=LSTM_SEEDS,
         mlflow_artifacts=f"{RESULTS}/mlartifacts",
     log:
@@ -97,7 +98,7 @@ rule lstm_sensitivity_run:
             for system in LSTM_SYSTEMS
         ],
         profile=config["profile"],
-        templates=anygram_plan.seed_templates(LSTM_SENS_RUNS, keep=("system",)),
+        templates=LSTM_TEMPLATES(LSTM_SENS_RUNS),
         seeds=LSTM_SEEDS,
         mlflow_artifacts=f"{RESULTS}/mlartifacts",
     log:

@@ -104,31 +104,6 @@ def svm_systems(config: dict) -> list[str]:
     return systems.names(lambda system: not (primal and system.primal is not None))
 
 
-def seed_paths(config: dict, pattern: str) -> list[str]:
-    """``pattern`` with ``{seed}`` filled by every configured LSTM seed (the other wildcards stay)."""
-    return [pattern.replace("{seed}", str(seed)) for seed in config["lstm"]["seeds"]]
-
-
-def seed_templates(stem: str, keep: tuple[str, ...] = ()):
-    """The output arguments of an LSTM job that trains several seeds: ``stem`` (with its wildcards) filled in,
-    ``{seed}`` and the placeholders named in ``keep`` (``{system}``) left for the command.
-
-    Returns
-    -------
-    callable
-        ``function(wildcards) -> {"record": ..., "predictions": ..., "model": ...}``.
-    """
-
-    def templates(wildcards) -> dict:
-        run = stem
-        for name in ("seed", *keep):
-            run = run.replace(f"{{{name}}}", f"{{{{{name}}}}}")
-        run = run.format(**dict(wildcards.items()))
-        return {"record": f"{run}.json", "predictions": f"{run}.predictions.parquet", "model": f"{run}.keras"}
-
-    return templates
-
-
 def benchmark_settings(config: dict, dp_sentences: int) -> str:
     """JSON settings of the throughput benchmark (``anygram.benchmark``, λ, seed), timing the DP on ``dp_sentences``
     sentences (0: all)."""

@@ -12,15 +12,15 @@ rule ordinal_run:
     input:
         prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
     output:
-        records=[ORDINAL_RUNS.replace("{slug}", slug) + ".json" for slug in SLUGS.values()],
-        predictions=[ORDINAL_RUNS.replace("{slug}", slug) + ".predictions.parquet" for slug in SLUGS.values()],
+        records=expand(f"{ORDINAL_RUNS}.json", slug=SLUGS.values(), allow_missing=True),
+        predictions=expand(f"{ORDINAL_RUNS}.predictions.parquet", slug=SLUGS.values(), allow_missing=True),
     params:
         settings=json.dumps(config["ordinal"]["run"], sort_keys=True),
         seed=config["seed"],
         profile=config["profile"],
         systems=list(SLUGS.values()),
         # The output paths with {slug} left for the command.
-        run=lambda wc: ORDINAL_RUNS.replace("{slug}", "{{slug}}").format(dataset=wc.dataset),
+        run=lambda wc: expand(ORDINAL_RUNS, dataset=wc.dataset, allow_missing=True)[0],
     log:
         f"{LOGS}/{ordinal_plan.JOB}.log",
     benchmark:
