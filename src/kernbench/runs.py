@@ -82,7 +82,7 @@ def paths_per_run(args, names, field: str, values, *, command: str) -> dict:
         for name in names:
             if f"{{{field}}}" not in getattr(args, name):
                 raise DataError(
-                    f"{command} --{name} {getattr(args, name)!r} must contain {{{field}}} when several "
+                    f"{command} --{name.replace('_', '-')} {getattr(args, name)!r} must contain {{{field}}} when several "
                     f"{field} values are given ({', '.join(map(str, values))})"
                 )
     # replace, not format: a template may hold the placeholders of other fields, filled later ({system} then {seed})

@@ -371,7 +371,9 @@ def test_anygram_runs_carry_the_time_and_memory_of_their_gram_jobs(tmp_path):
     record.parent.mkdir(parents=True)
     rows = [{"dataset": "sst", "split": "test", "metric": "accuracy", "value": 0.4}]
     _record(tmp_path, "anygram", "sst", "AGKwest", rows).rename(record)
-    _benchmark(results, "anygram_svm/runs/anygram/sst/kernels/AGKwest", 1.5, 1.25, 300)
+    # The SVC job of the dataset's agk systems, and another dataset's, which is not this run's.
+    _benchmark(results, "anygram_svm_agk/runs/anygram/sst/kernels/agk", 1.5, 1.25, 300)
+    _benchmark(results, "anygram_svm_agk/runs/anygram/semeval14_laptop/kernels/agk", 99, 99, 5000)
     for theta, (wall, rss) in {"0.8": (40.0, 900), "1": (60.25, 1200)}.items():
         for tile in (0, 1):  # a tiled Gram matrix: its tiles, then its assembly
             _benchmark(results, f"anygram_gram_tile/cache/anygram/sst/AGKwest_lam0.4_theta{theta}/train_{tile}",
@@ -380,7 +382,8 @@ def test_anygram_runs_carry_the_time_and_memory_of_their_gram_jobs(tmp_path):
     # Another dataset's and another setting's Gram jobs are not this run's.
     _benchmark(results, "anygram_gram/cache/anygram/semeval14_laptop/AGKwest_lam0.4_theta0.8", 99, 99, 5000)
     _benchmark(results, "anygram_gram/cache/anygram/sst/AGKwest_lam0.4_theta0.85", 99, 99, 5000)
-    inputs = {str(record): {"gram": ["cache/anygram/sst/AGKwest_lam0.4_theta0.8", "cache/anygram/sst/AGKwest_lam0.4_theta1"]}}
+    inputs = {str(record): {"job": ["runs/anygram/sst/kernels/agk"],
+                            "gram": ["cache/anygram/sst/AGKwest_lam0.4_theta0.8", "cache/anygram/sst/AGKwest_lam0.4_theta1"]}}
     uri = default_tracking_uri(tmp_path)
     log_records([record], tracking_uri=uri, artifact_root=tmp_path / "a", results_dir=results, cost_inputs=inputs)
     _, runs = _runs(uri, "anygram")

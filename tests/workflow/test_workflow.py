@@ -183,7 +183,7 @@ def test_slurm_profile_plans_the_whole_workflow(tmp_path):
     result = snakemake("--profile", "workflow/profiles/slurm", "--dry-run", "--config", f"results_dir={tmp_path / 'r'}")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     plan = result.stdout + result.stderr
-    rules = ("fetch_sst", "prepare", "baseline_classification", "anygram_gram", "anygram_svm", "lstm", "fisher_svm",
+    rules = ("fetch_sst", "prepare", "baseline_classification", "anygram_gram", "anygram_svm_agk", "anygram_svm_ngtk", "lstm", "fisher_svm",
              "ordinal_run", "track", "tables", "significance", "results_summary", "all")
     for rule in rules:
         assert any(f"{kind} {rule}:" in plan for kind in ("rule", "localrule", "checkpoint", "localcheckpoint")), rule
@@ -308,6 +308,17 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(smoke_run):
     assert len(jobs) > 50
     idle = (jobs["cpu_s"] <= 0.3) & ((jobs["wall_s"] >= 2) | (jobs["rss_mb"] <= 50))
     assert not idle.any(), jobs.loc[idle, ["job", "wall_s", "cpu_s", "rss_mb"]].to_string()
+
+    # Every run carries the cost of the job that made it, found by its record's path or, for a job that makes
+    # several runs, by the job its paper's planner names: no path there names a job that did not run.
+    with sqlite3.connect(results / "mlflow.db") as db:
+        costless = db.execute(
+            "SELECT k.value FROM runs r JOIN tags k ON k.run_uuid = r.run_uuid AND k.key = 'run_key' "
+            "WHERE k.value NOT LIKE '%/summary' AND NOT EXISTS (SELECT 1 FROM tags p WHERE p.run_uuid = r.run_uuid "
+            "AND p.key = 'mlflow.parentRunId') AND NOT EXISTS (SELECT 1 FROM latest_metrics m "
+            "WHERE m.run_uuid = r.run_uuid AND m.key IN ('cost.job.cpu_s', 'cost.lstm.cpu_s', 'cost.svm.cpu_s'))"
+        ).fetchall()
+    assert not costless, costless
 
     again = snakemake("--config", "profile=smoke", f"results_dir={results}")
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr

@@ -137,6 +137,31 @@ def test_gram_and_svm_commands(tmp_path, capsys):
     confusion = pd.read_csv(tmp_path / "c.csv")
     assert confusion.groupby("split")["count"].sum().to_dict() == {"dev": 12, "test": 12}
 
+    # Two systems in one SVC job: each writes what its job alone writes; a template without {system} is refused.
+    sm_dir = tmp_path / "cache" / "AGKsm_lam0.4"
+    assert main(["anygram-gram", "--dataset", "semeval14_laptop", "--kernel", sm_dir.name, "--prepared", str(prepared),
+                 "--embeddings", str(emb), "--out-dir", str(sm_dir)]) == 0
+    sm_settings = json.dumps({"C": [1.0, 10.0], "normalize": [False, True]})
+    assert main(["anygram-svm", "--dataset", "semeval14_laptop", "--system", "AGKsm", "--prepared", str(prepared),
+                 "--grams", str(sm_dir), "--settings", sm_settings, "--seed", "1", "--profile", "smoke",
+                 "--record", str(tmp_path / "AGKsm.json"), "--predictions", str(tmp_path / "sm.parquet"),
+                 "--confusion", str(tmp_path / "sm.csv")]) == 0
+    both = ["anygram-svm", "--dataset", "semeval14_laptop", "--system", "AGKwest", "AGKsm", "--prepared", str(prepared),
+            "--grams", *dirs, str(sm_dir), "--settings", json.dumps({"C": [1.0, 10.0], "normalize": [False, True]}),
+            sm_settings, "--seed", "1", "--profile", "smoke"]
+    assert main([*both, "--record", str(tmp_path / "both/{system}.json"), "--predictions",
+                 str(tmp_path / "both/{system}.parquet"), "--confusion", str(tmp_path / "both/{system}.csv")]) == 0
+    for system, alone, predictions in (("AGKwest", record, "p.parquet"), ("AGKsm", tmp_path / "AGKsm.json", "sm.parquet")):
+        together = json.loads((tmp_path / "both" / f"{system}.json").read_text())
+        single = json.loads(alone.read_text())
+        assert together["system"] == system and together["run_key"] == single["run_key"]
+        assert together["rows"] == single["rows"] and together["params"] == single["params"]
+        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "both" / f"{system}.parquet"),
+                                      pd.read_parquet(tmp_path / predictions))
+    assert main([*both, "--record", str(tmp_path / "one.json"), "--predictions", str(tmp_path / "one.parquet"),
+                 "--confusion", str(tmp_path / "one.csv")]) != 0
+    assert "must contain {system}" in capsys.readouterr().err and not (tmp_path / "one.json").exists()
+
     # A corrupted cached Gram matrix is detected and never used: the SVC job stops naming it.
     gram = Path(dirs[1]) / "test.npz"
     data = bytearray(gram.read_bytes())

@@ -259,6 +259,38 @@ def test_one_svm_job_trains_every_category_as_separate_jobs_would(prepared, tmp_
     assert not (tmp_path / "one.json").exists()
 
 
+def test_one_job_of_several_systems_writes_what_a_job_per_system_writes(prepared, tmp_path):
+    systems = ["ngram-ln", "BoW-TFIDF"]
+
+    def features(names, out, info):
+        return main(["fisher-features", "--system", *names, "--prepared", str(prepared), "--params", json.dumps(PARAMS),
+                     "--out", out, "--info", info])
+
+    def svm(names, features, info, record, predictions):
+        return main(["fisher-svm", "--system", *names, "--category", "grain", "money-fx", "--prepared", str(prepared),
+                     "--features", features, "--features-info", info, "--params", json.dumps(SVM), "--seed", "3",
+                     "--profile", "smoke", "--record", record, "--predictions", predictions])
+
+    both = tmp_path / "both"
+    assert features(systems, f"{both}/{{system}}.npz", f"{both}/{{system}}.json") == 0
+    assert svm(systems, f"{both}/{{system}}.npz", f"{both}/{{system}}.json", f"{both}/{{system}}/{{category}}.json",
+               f"{both}/{{system}}/{{category}}.parquet") == 0
+    for system in systems:
+        alone = tmp_path / system
+        assert features([system], f"{alone}.npz", f"{alone}.json") == 0
+        assert svm([system], f"{alone}.npz", f"{alone}.json", f"{alone}/{{category}}.json",
+                   f"{alone}/{{category}}.parquet") == 0
+        for category in ("grain", "money-fx"):
+            together, single = (json.loads((d / f"{category}.json").read_text()) for d in (both / system, alone))
+            assert together["system"] == system and together["rows"] == single["rows"]
+            assert together["run_key"] == single["run_key"]
+            pd.testing.assert_frame_equal(pd.read_parquet(both / system / f"{category}.parquet"),
+                                          pd.read_parquet(alone / f"{category}.parquet"))
+    # Several systems into one feature cache would overwrite each other: refused, nothing written.
+    assert features(systems, str(tmp_path / "one.npz"), str(tmp_path / "one.json")) == 1
+    assert not (tmp_path / "one.npz").exists()
+
+
 def test_features_command_chooses_c_by_cross_validation_and_the_record_keeps_it(prepared, tmp_path):
     cache, info = tmp_path / "f.npz", tmp_path / "f.json"
     cv = {**PARAMS, "c": "cv", "c_grid": [1, 100], "cv_folds": 3, "categories": ["grain", "money-fx"], **SVM}

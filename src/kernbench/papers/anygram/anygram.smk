@@ -10,7 +10,7 @@ from kernbench.papers.anygram.sensitivity import sensitivity_jobs as anygram_sen
 
 
 # A kernel setting's name (AGKwest_lam0.4_theta0.8), from the kernel-system registry; it also tells apart the rules
-# that share a path pattern (anygram_svm and anygram_primal).
+# that share a path pattern (anygram_svm_<group> and anygram_primal).
 wildcard_constraints:
     kernel=AnygramKernelSetting.PATTERN,
 
@@ -20,7 +20,6 @@ ANYGRAM_CACHE = f"{RESULTS}/{anygram_plan.GRAM_CACHE}"
 # training: primal moves the systems with an explicit feature map from SVC on Gram matrices to a linear SVM on it.
 ANYGRAM_PRIMAL = ANYGRAM["training"] == "primal"
 ANYGRAM_PRIMAL_SYSTEMS = anygram_systems.names(lambda s: s.primal is not None)
-ANYGRAM_SVM_SYSTEMS = "|".join(anygram_plan.svm_systems(config))
 
 # Only the Gram jobs of the systems that see the casing of string match get it; each gets the encoding keys its kernel
 # depends on (contractions, identical tokens, the aspect bit).
@@ -175,45 +174,61 @@ else:
             "--out-dir {params.out_dir:q} > {log:q} 2>&1"
 
 
-rule anygram_svm:
-    input:
-        prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
-        grams=lambda wc: anygram_gram_files(ANYGRAM_CACHE, wc.dataset, wc.system, ANYGRAM),
-    output:
-        record=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.json",
-        predictions=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.predictions.parquet",
-        confusion=f"{RESULTS}/{anygram_plan.KERNEL_RUN}.confusion.csv",
-    params:
-        gram_dirs=lambda wildcards, input: sorted({os.path.dirname(f) for f in input.grams}),
-        settings=lambda wildcards: json.dumps(
-            {
-                "C": ANYGRAM["C"],
-                "normalize": ANYGRAM["normalize"],
-                "encoding": anygram_kernel_encoding(wildcards.system, ANYGRAM),
-            },
-            sort_keys=True,
-        ),
-        seed=config["seed"],
-        profile=config["profile"],
-    log:
-        f"{LOGS}/{anygram_plan.KERNEL_RUN}.log",
-    benchmark:
-        f"{BENCHMARKS}/anygram_svm/{anygram_plan.KERNEL_RUN}.tsv"
-    wildcard_constraints:
-        dataset="|".join(TOKENISED),
-        system=ANYGRAM_SVM_SYSTEMS,
-    conda:
-        CONDA_ENV
-    priority: 1
-    threads: ANYGRAM["threads"]  # the C grid of each setting is fitted in parallel threads
-    resources:
-        mem_mb=4000,
-        runtime=60,
-    shell:
-        "kernbench anygram-svm --dataset {wildcards.dataset} --system {wildcards.system} "
-        "--prepared {input.prepared:q} --grams {params.gram_dirs:q} --settings {params.settings:q} "
-        "--seed {params.seed} --profile {params.profile:q} --threads {threads} --record {output.record:q} "
-        "--predictions {output.predictions:q} --confusion {output.confusion:q} > {log:q} 2>&1"
+# One SVC job per dataset and group of systems (anygram.<group>_systems on anygram.<group>_datasets): the prepared
+# table and scikit-learn are loaded once for them. Its outputs are the group's systems, so each group has a rule of
+# its own, anygram_svm_<group>.
+for _group, _systems in anygram_plan.svm_groups(config).items():
+
+    rule:
+        name:
+            f"anygram_svm_{_group}"
+        input:
+            prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
+            grams=lambda wc, systems=_systems: [
+                f for s in systems for f in anygram_gram_files(ANYGRAM_CACHE, wc.dataset, s, ANYGRAM)
+            ],
+        output:
+            record=expand(f"{RESULTS}/{anygram_plan.KERNEL_RUN}.json", system=_systems, allow_missing=True),
+            predictions=expand(
+                f"{RESULTS}/{anygram_plan.KERNEL_RUN}.predictions.parquet", system=_systems, allow_missing=True
+            ),
+            confusion=expand(f"{RESULTS}/{anygram_plan.KERNEL_RUN}.confusion.csv", system=_systems, allow_missing=True),
+        params:
+            systems=_systems,
+            gram_dirs=lambda wildcards, input: sorted({os.path.dirname(f) for f in input.grams}),
+            settings=lambda wildcards, systems=_systems: [
+                json.dumps(
+                    {"C": ANYGRAM["C"], "normalize": ANYGRAM["normalize"], "encoding": anygram_kernel_encoding(s, ANYGRAM)},
+                    sort_keys=True,
+                )
+                for s in systems
+            ],
+            seed=config["seed"],
+            profile=config["profile"],
+            # templates of the command ({system}), not wildcards
+            record=lambda wc: f"{RESULTS}/{anygram_plan.KERNEL_RUN}.json".replace("{dataset}", wc.dataset),
+            predictions=lambda wc: f"{RESULTS}/{anygram_plan.KERNEL_RUN}.predictions.parquet".replace(
+                "{dataset}", wc.dataset
+            ),
+            confusion=lambda wc: f"{RESULTS}/{anygram_plan.KERNEL_RUN}.confusion.csv".replace("{dataset}", wc.dataset),
+        log:
+            f"{LOGS}/{anygram_plan.SVM_JOB.replace('{group}', _group)}.log",
+        benchmark:
+            f"{BENCHMARKS}/anygram_svm_{_group}/{anygram_plan.SVM_JOB.replace('{group}', _group)}.tsv"
+        wildcard_constraints:
+            dataset="|".join(TOKENISED),
+        conda:
+            CONDA_ENV
+        priority: 1
+        threads: ANYGRAM["threads"]  # the C grid of each setting is fitted in parallel threads
+        resources:
+            mem_mb=4000,
+            runtime=60,
+        shell:
+            "kernbench anygram-svm --dataset {wildcards.dataset} --system {params.systems:q} "
+            "--prepared {input.prepared:q} --grams {params.gram_dirs:q} --settings {params.settings:q} "
+            "--seed {params.seed} --profile {params.profile:q} --threads {threads} --record {params.record:q} "
+            "--predictions {params.predictions:q} --confusion {params.confusion:q} > {log:q} 2>&1"
 
 
 if ANYGRAM_PRIMAL:

@@ -12,7 +12,9 @@ from pathlib import Path
 from kernbench.data import SPLITS
 from kernbench.papers.anygram import systems
 from kernbench.papers.anygram.kernel_setting import KernelSetting
-from kernbench.runs import add_input_arguments, add_plumbing, add_run_arguments, set_threads, write_run
+from kernbench.runs import (
+    add_input_arguments, add_plumbing, add_run_arguments, paths_per_run, set_threads, write_run,
+)
 
 log = logging.getLogger("kernbench")
 
@@ -134,25 +136,41 @@ def _load_grams(directory: Path) -> dict:
 
 
 def _cmd_svm(args) -> None:
+    import argparse
+
     import pandas as pd
 
     from kernbench.catalog import catalog
-    from kernbench.papers.anygram.experiment import run_svm
+    from kernbench.errors import DataError
 
+    if len(args.settings) != len(args.system):
+        raise DataError(f"--settings: one JSON per --system ({len(args.system)}), got {len(args.settings)}")
     set_threads(args.threads)
     spec = catalog()[args.dataset]
-    settings = json.loads(args.settings)
     frame = pd.read_parquet(args.prepared)
-    grams = {}
+    grams = {system: {} for system in args.system}
     for directory in args.grams:
         system, lam, theta = astuple(KernelSetting.parse(Path(directory).name))
-        if system != args.system:
-            raise ValueError(f"{directory}: Gram matrices of {system}, not {args.system}")
-        grams[theta] = functools.partial(_load_grams, Path(directory))  # loaded when its turn comes
+        if system not in grams:
+            raise ValueError(f"{directory}: Gram matrices of {system}, not of {' or '.join(args.system)}")
+        grams[system][theta] = (lam, functools.partial(_load_grams, Path(directory)))  # loaded when its turn comes
+    outputs = paths_per_run(args, ("record", "predictions", "confusion"), "system", args.system, command="anygram-svm")
+    for system, settings in zip(args.system, args.settings):
+        if not grams[system]:
+            raise DataError(f"--grams: no Gram directory of {system}")
+        run_args = argparse.Namespace(**{**vars(args), **outputs[system], "system": system})
+        _fit_system(run_args, spec, frame, grams[system], json.loads(settings))
+
+
+def _fit_system(args, spec, frame, grams: dict, settings: dict) -> None:
+    """SVC of one kernel system on its Gram matrices (``{theta: (lam, loader)}``), its settings chosen on dev."""
+    from kernbench.papers.anygram.experiment import run_svm
+
+    lam = next(iter(grams.values()))[0]
     started = time.perf_counter()
     result = run_svm(
-        frame, grams, C_grid=settings["C"], normalize_options=settings["normalize"], dataset=spec.name,
-        n_jobs=args.threads,
+        frame, {theta: load for theta, (_, load) in grams.items()}, C_grid=settings["C"],
+        normalize_options=settings["normalize"], dataset=spec.name, n_jobs=args.threads,
     )
     elapsed = time.perf_counter() - started
     thetas = sorted(t for t in grams if t is not None)
@@ -287,10 +305,13 @@ def register(subparsers) -> None:
 
     p = add_plumbing(subparsers, "anygram-svm", "SVC on precomputed any-gram kernels; theta/normalisation/C on dev")
     add_input_arguments(p, "--dataset")
-    p.add_argument("--system", required=True, choices=systems.Choices(), help="kernel system, as in the paper's table")
+    p.add_argument("--system", required=True, nargs="+", choices=systems.Choices(),
+                   help="kernel systems, as in the paper's table; with several, --record, --predictions and "
+                        "--confusion hold {system}")
     add_input_arguments(p, "--prepared")
-    p.add_argument("--grams", nargs="+", required=True, help="Gram directories, one per theta")
-    p.add_argument("--settings", required=True, help='JSON {"C": [...], "normalize": [...], "encoding": {...}}')
+    p.add_argument("--grams", nargs="+", required=True, help="Gram directories of the systems, one per theta")
+    p.add_argument("--settings", required=True, nargs="+",
+                   help='JSON {"C": [...], "normalize": [...], "encoding": {...}}, one per --system in its order')
     add_run_arguments(p)
     p.add_argument("--confusion", required=True, help="CSV of the dev and test confusion matrices")
     p.set_defaults(func=_cmd_svm)

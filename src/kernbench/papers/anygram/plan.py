@@ -16,6 +16,8 @@ LSTM_SENSITIVITY_RUN = LSTM_SENSITIVITY + "/{dataset}/{system}_seed{seed}"
 LSTM_JOB = "runs/anygram/{dataset}/lstm"
 #: A sensitivity job retrains every system and seed of its choice and dataset.
 LSTM_SENSITIVITY_JOB = LSTM_SENSITIVITY + "/{dataset}/lstm"
+#: The SVC job of a dataset and a group of kernel systems (``anygram.<group>_systems``): its log and benchmark path.
+SVM_JOB = "runs/anygram/{dataset}/kernels/{group}"
 #: Gram matrices of the kernel settings, one directory each.
 GRAM_CACHE = "cache/anygram"
 #: The job that computes a threshold system's settings over the theta grid: its log and benchmark path.
@@ -73,11 +75,13 @@ def targets(config: dict, results: str) -> PaperTargets:
         f"{results}/{LSTM_RUN.format(dataset=d, system=s, seed=seed)}.json": {"lstm": [LSTM_JOB.format(dataset=d)]}
         for d, s, seed in lstm_runs(config)
     }
+    group_of = {s: group for group, names in svm_groups(config).items() for s in names}
     for dataset, system in planned_runs(config):
-        if system in svm_systems(config):
+        if system in group_of:
             cost_inputs[f"{results}/{KERNEL_RUN.format(dataset=dataset, system=system)}.json"] = {
+                "job": [SVM_JOB.format(dataset=dataset, group=group_of[system])],
                 "gram": [*gram_dirs(GRAM_CACHE, dataset, system, config["anygram"]),
-                         THETA_GRAM_JOB.format(dataset=dataset, system=system)]
+                         THETA_GRAM_JOB.format(dataset=dataset, system=system)],
             }
     outputs = []
     if "anygram" in config["tables"]:  # the figures read the table
@@ -102,6 +106,16 @@ def svm_systems(config: dict) -> list[str]:
 
     primal = config["anygram"]["training"] == "primal"
     return systems.names(lambda system: not (primal and system.primal is not None))
+
+
+def svm_groups(config: dict) -> dict[str, list[str]]:
+    """``{group: systems}``: the systems of each config list ``anygram.<group>_systems`` that SVC trains on Gram
+    matrices (:func:`svm_systems`), groups without one left out; one SVC job per dataset of the group runs them."""
+    from kernbench.papers.anygram import systems
+
+    svm = set(svm_systems(config))
+    groups = {g: [s for s in config["anygram"][f"{g}_systems"] if s in svm] for g in systems.GROUPS}
+    return {g: names for g, names in groups.items() if names}
 
 
 def benchmark_settings(config: dict, dp_sentences: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import time
@@ -23,36 +24,44 @@ def _cmd_features(args) -> None:
     from kernbench.papers.fisher.experiment import build_features, save_features
 
     set_threads(args.threads, blas=False)
+    outputs = paths_per_run(args, ("out", "info"), "system", args.system, command="fisher-features")
     params = json.loads(args.params)
     frame = pd.read_parquet(args.prepared, columns=["id", "split", "label", "text"])
-    started = time.perf_counter()
-    features, train_ids, test_ids = build_features(frame, args.system, params, seed=args.seed)
-    elapsed = time.perf_counter() - started
-    save_features(args.out, features, train_ids, test_ids)
-    info = {
-        **features.info,
-        "system": args.system,
-        "seconds": elapsed,
-        "train_shape": list(features.train.shape),
-        "test_shape": list(features.test.shape),
-        "train_nnz": int(features.train.nnz),
-    }
-    write_json_atomic(args.info, info)
-    log.info("%s features: %s", args.system, info)
+    for system in args.system:
+        started = time.perf_counter()
+        features, train_ids, test_ids = build_features(frame, system, params, seed=args.seed)
+        elapsed = time.perf_counter() - started
+        save_features(outputs[system]["out"], features, train_ids, test_ids)
+        info = {
+            **features.info,
+            "system": system,
+            "seconds": elapsed,
+            "train_shape": list(features.train.shape),
+            "test_shape": list(features.test.shape),
+            "train_nnz": int(features.train.nnz),
+        }
+        write_json_atomic(outputs[system]["info"], info)
+        log.info("%s features: %s", system, info)
 
 
 def _cmd_svm(args) -> None:
-    import argparse
-
     import pandas as pd
 
     from kernbench.catalog import catalog
+
+    names = ("features", "features_info", "record", "predictions")
+    spec = catalog()[args.dataset]
+    frame = pd.read_parquet(args.prepared, columns=["id", "split", "label"])
+    for system, paths in paths_per_run(args, names, "system", args.system, command="fisher-svm").items():
+        _fit_system(argparse.Namespace(**{**vars(args), **paths}), spec, frame, system)
+
+
+def _fit_system(args, spec, frame, system: str) -> None:
+    """One system's SVMs, one per category of ``args.category``, on its feature cache; a run record each."""
     from kernbench.papers.fisher.experiment import evaluate_categories
 
     outputs = paths_per_run(args, ("record", "predictions"), "category", args.category, command="fisher-svm")
-    spec = catalog()[args.dataset]
     params = json.loads(args.params)
-    frame = pd.read_parquet(args.prepared, columns=["id", "split", "label"])
     started = time.perf_counter()
     results = evaluate_categories(frame, args.features, categories=args.category, params=params, seed=args.seed)
     elapsed = time.perf_counter() - started
@@ -78,7 +87,7 @@ def _cmd_svm(args) -> None:
             paths,
             paper=PAPER,
             dataset=spec.name,
-            system=args.system,
+            system=system,
             key_params=key_params,
             params={**key_params, **c_params, "features": features},
             rows=rows,
@@ -86,7 +95,7 @@ def _cmd_svm(args) -> None:
             timings=timings,
             grid_choices=grid_choices,
         )
-        log.info("%s %s: %s", args.system, category, record["metrics"])
+        log.info("%s %s: %s", system, category, record["metrics"])
 
 
 def _cmd_sensitivity(args) -> None:
@@ -114,8 +123,10 @@ def _cmd_sensitivity(args) -> None:
 
 def register(subparsers) -> None:
     """Add the ``fisher-*`` subcommands."""
-    p = add_plumbing(subparsers, "fisher-features", "build and cache one system's Reuters feature matrices")
-    add_input_arguments(p, "--system", "--prepared")
+    p = add_plumbing(subparsers, "fisher-features", "build and cache the feature matrices of one or more systems")
+    p.add_argument("--system", required=True, nargs="+",
+                   help="systems, as in the paper's table, a feature cache each; with several, --out and --info hold {system}")
+    add_input_arguments(p, "--prepared")
     p.add_argument("--params", required=True, help="JSON: the fisher config block")
     p.add_argument("--seed", type=int, default=None, help="seed of the cross-validation of c (fisher.c = cv)")
     add_input_arguments(p, "--threads")
@@ -124,8 +135,10 @@ def register(subparsers) -> None:
     p.set_defaults(func=_cmd_features)
 
     p = add_plumbing(subparsers, "fisher-svm",
-                     "linear SVMs of one system, one per category, on Gram matrices computed once; a run record each")
-    add_input_arguments(p, "--system")
+                     "linear SVMs of each system, one per category, on Gram matrices computed once; a run record each")
+    p.add_argument("--system", required=True, nargs="+",
+                   help="systems, as in the paper's table; with several, --features, --features-info, --record and "
+                        "--predictions hold {system}")
     p.add_argument("--dataset", default="reuters", help="ranking dataset: reuters or a catalog dataset of task ranking")
     p.add_argument("--category", required=True, nargs="+",
                    help="categories of the dataset; with several, --record and --predictions hold {category}")

@@ -1,5 +1,5 @@
-# Saunders, Shawe-Taylor & Vinokourov, Table 1: one cached features job per (dataset, system), then one SVM job per
-# (dataset, system) (a linear SVM per category), a table and a figure; the sensitivity rows are in
+# Saunders, Shawe-Taylor & Vinokourov, Table 1: one cached features job per dataset, then one SVM job per dataset
+# (a linear SVM per system and category), a table and a figure; the sensitivity rows are in
 # fisher_sensitivity.smk. The datasets are Reuters and the catalog's ranking datasets listed under `datasets`.
 from kernbench.papers.fisher import plan as fisher_plan
 
@@ -12,75 +12,88 @@ FISHER_RUN = f"{RESULTS}/{fisher_plan.RUN}"
 FISHER_DATASETS = fisher_plan.datasets(config)
 
 
+# The feature caches of every system of a dataset are one job, as are its SVMs: the prepared table and the
+# libraries are loaded once for them.
+FISHER_FEATURES = f"{RESULTS}/cache/fisher/{{dataset}}/{{system}}"
+
+
 rule fisher_features:
     input:
         prepared=lambda wc: prepared(wc.dataset),
     output:
-        features=f"{RESULTS}/cache/fisher/{{dataset}}/{{system}}.npz",
-        info=f"{RESULTS}/cache/fisher/{{dataset}}/{{system}}.json",
+        features=expand(f"{FISHER_FEATURES}.npz", system=FISHER["systems"], allow_missing=True),
+        info=expand(f"{FISHER_FEATURES}.json", system=FISHER["systems"], allow_missing=True),
     params:
         settings=lambda wc: json.dumps(
             fisher_plan.feature_settings(config, wc.dataset, FISHER_FEATURE_KEYS + FISHER_CV_KEYS), sort_keys=True
         ),
         seed=config["seed"],
+        systems=FISHER["systems"],
+        features=lambda wc: f"{FISHER_FEATURES}.npz".replace("{dataset}", wc.dataset),
+        info=lambda wc: f"{FISHER_FEATURES}.json".replace("{dataset}", wc.dataset),
     log:
-        f"{LOGS}/fisher/features/{{dataset}}/{{system}}.log",
+        f"{LOGS}/{fisher_plan.FEATURES_JOB}.log",
     benchmark:
-        f"{BENCHMARKS}/fisher_features/fisher/features/{{dataset}}/{{system}}.tsv"
+        f"{BENCHMARKS}/fisher_features/{fisher_plan.FEATURES_JOB}.tsv"
     wildcard_constraints:
         dataset="|".join(FISHER_DATASETS),
-        system="|".join(FISHER["systems"]),
     conda:
         CONDA_ENV
+    priority: 1  # the SVM job, and the eight sensitivity jobs after it, wait for it
     threads: 1
     resources:
         mem_mb=4000,
-        runtime=20,
+        runtime=30,
     shell:
-        "kernbench fisher-features --system {wildcards.system} --prepared {input.prepared:q} "
-        "--params {params.settings:q} --seed {params.seed} --threads {threads} --out {output.features:q} "
-        "--info {output.info:q} > {log:q} 2>&1"
+        "kernbench fisher-features --system {params.systems:q} --prepared {input.prepared:q} "
+        "--params {params.settings:q} --seed {params.seed} --threads {threads} --out {params.features:q} "
+        "--info {params.info:q} > {log:q} 2>&1"
 
 
-# One SVM job per (dataset, system): the linear Gram matrices are computed once and every category's SVM trains on
-# them. Its outputs are the dataset's categories, so each dataset has a rule of its own; Reuters' is fisher_svm.
+# One SVM job per dataset: for each system, the linear Gram matrices are computed once and every category's SVM
+# trains on them. Its outputs are the dataset's categories, so each dataset has a rule of its own; Reuters' is
+# fisher_svm.
 for _dataset, _categories in FISHER_DATASETS.items():
     _run = FISHER_RUN.replace("{dataset}", _dataset)
+    _features = FISHER_FEATURES.replace("{dataset}", _dataset)
 
     rule:
         name:
             "fisher_svm" if _dataset == fisher_plan.DATASET else f"fisher_svm_{_dataset}"
         input:
             prepared=prepared(_dataset),
-            features=rules.fisher_features.output.features.replace("{dataset}", _dataset),
-            info=rules.fisher_features.output.info.replace("{dataset}", _dataset),
+            features=expand(f"{_features}.npz", system=FISHER["systems"]),
+            info=expand(f"{_features}.json", system=FISHER["systems"]),
         output:
-            records=expand(f"{_run}.json", system="{system}", category=_categories),
-            predictions=expand(f"{_run}.predictions.parquet", system="{system}", category=_categories),
+            records=expand(f"{_run}.json", system=FISHER["systems"], category=_categories),
+            predictions=expand(f"{_run}.predictions.parquet", system=FISHER["systems"], category=_categories),
         params:
             dataset=_dataset,
+            systems=FISHER["systems"],
             settings=json.dumps({k: FISHER[k] for k in FISHER_SVM_KEYS}, sort_keys=True),
             seed=config["seed"],
             profile=config["profile"],
-            record=lambda wildcards, run=_run: f"{run}.json".replace("{system}", wildcards.system),
-            predictions=lambda wildcards, run=_run: f"{run}.predictions.parquet".replace("{system}", wildcards.system),
+            # templates of the command ({system}, {category}), not wildcards
+            features=lambda wildcards, template=f"{_features}.npz": template,
+            info=lambda wildcards, template=f"{_features}.json": template,
+            record=lambda wildcards, template=f"{_run}.json": template,
+            predictions=lambda wildcards, template=f"{_run}.predictions.parquet": template,
             categories=_categories,
         log:
-            f"{LOGS}/fisher/svm/{_dataset}/{{system}}.log",
+            f"{LOGS}/{fisher_plan.SVM_JOB.format(dataset=_dataset)}.log",
         benchmark:
-            f"{BENCHMARKS}/fisher_svm/fisher/svm/{_dataset}/{{system}}.tsv"
-        wildcard_constraints:
-            system="|".join(FISHER["systems"]),
+            f"{BENCHMARKS}/fisher_svm/{fisher_plan.SVM_JOB.format(dataset=_dataset)}.tsv"
         conda:
             CONDA_ENV
+        priority: 1  # the sensitivity jobs wait for it
         threads: 1
         resources:
             mem_mb=2500,  # libsvm's dense Gram matrices: 9603² and 3299 x 9603 doubles on Reuters
-            runtime=30,
+            runtime=60,
         shell:
-            "kernbench fisher-svm --dataset {params.dataset} --system {wildcards.system} "
-            "--category {params.categories:q} --prepared {input.prepared:q} --features {input.features:q} "
-            "--features-info {input.info:q} --params {params.settings:q} --seed {params.seed} "
+            "kernbench fisher-svm --dataset {params.dataset} --system {params.systems:q} "
+            "--category {params.categories:q} --prepared {input.prepared:q} --features {params.features:q} "
+            "--features-info {params.info:q} --params {params.settings:q} --seed {params.seed} "
             "--profile {params.profile:q} --threads {threads} --record {params.record:q} "
             "--predictions {params.predictions:q} > {log:q} 2>&1"
 

@@ -12,7 +12,7 @@ rule fisher_sensitivity:
         records=lambda w: expand(f"{FISHER_RUN}.json", dataset=fisher_plan.DATASET,
                                  system=FISHER_SENSITIVITY_SYSTEMS[w.choice], category=FISHER["categories"]),
         # loss and solver re-use the main feature caches; the other choices build their alternatives' features
-        features=lambda w: expand(rules.fisher_features.output.features, dataset=fisher_plan.DATASET,
+        features=lambda w: expand(f"{FISHER_FEATURES}.npz", dataset=fisher_plan.DATASET,
                                   system=FISHER_SENSITIVITY_SYSTEMS[w.choice])
         if w.choice in ("loss", "solver")
         else [],

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import os
-
 from kernbench.paper import PaperTargets
 
 #: Run files, relative to the results directory, without their suffix; ``{dataset}``, ``{system}`` and
 #: ``{category}`` are the workflow's wildcards.
 RUN = "runs/fisher/{dataset}/{system}/{category}"
+#: The one SVM job of a dataset (every system and category): its log and benchmark path.
+SVM_JOB = "fisher/svm/{dataset}"
+#: The one features job of a dataset (every system).
+FEATURES_JOB = "fisher/features/{dataset}"
 #: The paper's dataset; its categories are ``fisher.categories``, and the sensitivity rows are measured on it.
 DATASET = "reuters"
 
@@ -77,10 +79,14 @@ def targets(config: dict, results: str) -> PaperTargets:
     """
     outputs = [f"{results}/figures/fisher_average_precision.png"] if "fisher" in config["tables"] else []
     sensitivity = [f"{results}/sensitivity/fisher/fisher.{choice}.csv" for choice in sensitivity_systems(config)]
-    # One SVM job per (dataset, system) fits every category: its benchmark path is fisher/svm/<dataset>/<system>.
+    # One features job and one SVM job per dataset make every system's runs of it.
     cost_inputs = {
-        record: {"svm": [f"fisher/svm/{os.path.relpath(os.path.dirname(record), f'{results}/runs/fisher')}"]}
-        for record in records(config, results)
+        f"{results}/{RUN.format(dataset=d, system=s, category=c)}.json": {
+            "features": [FEATURES_JOB.format(dataset=d)], "svm": [SVM_JOB.format(dataset=d)]
+        }
+        for d, categories in datasets(config).items()
+        for s in config["fisher"]["systems"]
+        for c in categories
     }
     return PaperTargets(records=records(config, results), outputs=outputs, sensitivity=sensitivity,
                         cost_inputs=cost_inputs)
