@@ -205,12 +205,8 @@ for _group, _systems in anygram_plan.svm_groups(config).items():
             ],
             seed=config["seed"],
             profile=config["profile"],
-            # templates of the command ({system}), not wildcards
-            record=lambda wc: f"{RESULTS}/{anygram_plan.KERNEL_RUN}.json".replace("{dataset}", wc.dataset),
-            predictions=lambda wc: f"{RESULTS}/{anygram_plan.KERNEL_RUN}.predictions.parquet".replace(
-                "{dataset}", wc.dataset
-            ),
-            confusion=lambda wc: f"{RESULTS}/{anygram_plan.KERNEL_RUN}.confusion.csv".replace("{dataset}", wc.dataset),
+            # The output paths with {system} left for the command.
+            run=lambda wc: expand(f"{RESULTS}/{anygram_plan.KERNEL_RUN}", dataset=wc.dataset, allow_missing=True)[0],
         log:
             f"{LOGS}/{anygram_plan.SVM_JOB.replace('{group}', _group)}.log",
         benchmark:
@@ -227,8 +223,8 @@ for _group, _systems in anygram_plan.svm_groups(config).items():
         shell:
             "kernbench anygram-svm --dataset {wildcards.dataset} --system {params.systems:q} "
             "--prepared {input.prepared:q} --grams {params.gram_dirs:q} --settings {params.settings:q} "
-            "--seed {params.seed} --profile {params.profile:q} --threads {threads} --record {params.record:q} "
-            "--predictions {params.predictions:q} --confusion {params.confusion:q} > {log:q} 2>&1"
+            "--seed {params.seed} --profile {params.profile:q} --threads {threads} --record {params.run:q}.json "
+            "--predictions {params.run:q}.predictions.parquet --confusion {params.run:q}.confusion.csv > {log:q} 2>&1"
 
 
 if ANYGRAM_PRIMAL:

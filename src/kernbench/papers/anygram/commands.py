@@ -148,29 +148,28 @@ def _cmd_svm(args) -> None:
     set_threads(args.threads)
     spec = catalog()[args.dataset]
     frame = pd.read_parquet(args.prepared)
-    grams = {system: {} for system in args.system}
+    grams, lams = {system: {} for system in args.system}, {}
     for directory in args.grams:
-        system, lam, theta = astuple(KernelSetting.parse(Path(directory).name))
+        system, lams[system], theta = astuple(KernelSetting.parse(Path(directory).name))
         if system not in grams:
             raise ValueError(f"{directory}: Gram matrices of {system}, not of {' or '.join(args.system)}")
-        grams[system][theta] = (lam, functools.partial(_load_grams, Path(directory)))  # loaded when its turn comes
+        grams[system][theta] = functools.partial(_load_grams, Path(directory))  # loaded when its turn comes
     outputs = paths_per_run(args, ("record", "predictions", "confusion"), "system", args.system, command="anygram-svm")
     for system, settings in zip(args.system, args.settings):
         if not grams[system]:
             raise DataError(f"--grams: no Gram directory of {system}")
         run_args = argparse.Namespace(**{**vars(args), **outputs[system], "system": system})
-        _fit_system(run_args, spec, frame, grams[system], json.loads(settings))
+        _fit_system(run_args, spec, frame, grams[system], lams[system], json.loads(settings))
 
 
-def _fit_system(args, spec, frame, grams: dict, settings: dict) -> None:
-    """SVC of one kernel system on its Gram matrices (``{theta: (lam, loader)}``), its settings chosen on dev."""
+def _fit_system(args, spec, frame, grams: dict, lam, settings: dict) -> None:
+    """SVC of one kernel system on its Gram matrices (``{theta: loader}``, decay ``lam``), its settings chosen on dev."""
     from kernbench.papers.anygram.experiment import run_svm
 
-    lam = next(iter(grams.values()))[0]
     started = time.perf_counter()
     result = run_svm(
-        frame, {theta: load for theta, (_, load) in grams.items()}, C_grid=settings["C"],
-        normalize_options=settings["normalize"], dataset=spec.name, n_jobs=args.threads,
+        frame, grams, C_grid=settings["C"], normalize_options=settings["normalize"], dataset=spec.name,
+        n_jobs=args.threads,
     )
     elapsed = time.perf_counter() - started
     thetas = sorted(t for t in grams if t is not None)

@@ -29,8 +29,8 @@ rule fisher_features:
         ),
         seed=config["seed"],
         systems=FISHER["systems"],
-        features=lambda wc: f"{FISHER_FEATURES}.npz".replace("{dataset}", wc.dataset),
-        info=lambda wc: f"{FISHER_FEATURES}.json".replace("{dataset}", wc.dataset),
+        # The cache paths with {system} left for the command.
+        cache=lambda wc: expand(FISHER_FEATURES, dataset=wc.dataset, allow_missing=True)[0],
     log:
         f"{LOGS}/{fisher_plan.FEATURES_JOB}.log",
     benchmark:
@@ -46,8 +46,8 @@ rule fisher_features:
         runtime=30,
     shell:
         "kernbench fisher-features --system {params.systems:q} --prepared {input.prepared:q} "
-        "--params {params.settings:q} --seed {params.seed} --threads {threads} --out {params.features:q} "
-        "--info {params.info:q} > {log:q} 2>&1"
+        "--params {params.settings:q} --seed {params.seed} --threads {threads} --out {params.cache:q}.npz "
+        "--info {params.cache:q}.json > {log:q} 2>&1"
 
 
 # One SVM job per dataset: for each system, the linear Gram matrices are computed once and every category's SVM
@@ -73,11 +73,9 @@ for _dataset, _categories in FISHER_DATASETS.items():
             settings=json.dumps({k: FISHER[k] for k in FISHER_SVM_KEYS}, sort_keys=True),
             seed=config["seed"],
             profile=config["profile"],
-            # templates of the command ({system}, {category}), not wildcards
-            features=lambda wildcards, template=f"{_features}.npz": template,
-            info=lambda wildcards, template=f"{_features}.json": template,
-            record=lambda wildcards, template=f"{_run}.json": template,
-            predictions=lambda wildcards, template=f"{_run}.predictions.parquet": template,
+            # The paths with {system} and {category} left for the command (a function: a string would be expanded).
+            cache=lambda wildcards, template=_features: template,
+            run=lambda wildcards, template=_run: template,
             categories=_categories,
         log:
             f"{LOGS}/{fisher_plan.SVM_JOB.format(dataset=_dataset)}.log",
@@ -92,10 +90,10 @@ for _dataset, _categories in FISHER_DATASETS.items():
             runtime=60,
         shell:
             "kernbench fisher-svm --dataset {params.dataset} --system {params.systems:q} "
-            "--category {params.categories:q} --prepared {input.prepared:q} --features {params.features:q} "
-            "--features-info {params.info:q} --params {params.settings:q} --seed {params.seed} "
-            "--profile {params.profile:q} --threads {threads} --record {params.record:q} "
-            "--predictions {params.predictions:q} > {log:q} 2>&1"
+            "--category {params.categories:q} --prepared {input.prepared:q} --features {params.cache:q}.npz "
+            "--features-info {params.cache:q}.json --params {params.settings:q} --seed {params.seed} "
+            "--profile {params.profile:q} --threads {threads} --record {params.run:q}.json "
+            "--predictions {params.run:q}.predictions.parquet > {log:q} 2>&1"
 
 
 rule fisher_plot:
