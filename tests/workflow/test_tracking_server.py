@@ -31,11 +31,6 @@ def _rest(base: str, endpoint: str, payload: dict | None = None) -> dict:
         return json.load(response)
 
 
-@pytest.fixture
-def tracking_server(mlflow_server):
-    return mlflow_server.base
-
-
 def _all_runs(base: str) -> list[dict]:
     experiments = _rest(base, "experiments/search", {"max_results": 100}).get("experiments", [])  # none at first
     ids = [e["experiment_id"] for e in experiments if e["name"].startswith("kernbench-")]
@@ -50,36 +45,107 @@ def _all_runs(base: str) -> list[dict]:
             return runs
 
 
-@pytest.mark.slow
-def test_smoke_records_reach_a_tracking_server_once(tracking_server, smoke_run, tmp_path):
-    # A copy of the shared smoke run without its MLflow store: only the tracking step runs again, to the server.
-    results = tmp_path / "results"
+def _copy_without_tracking(smoke_results: Path, results: Path) -> None:
+    """The shared smoke run without its MLflow store: only the tracking steps run again."""
     store = shutil.ignore_patterns("mlflow.db", "mlartifacts", "tracking", ".kernbench-runs")
-    shutil.copytree(smoke_run[0], results, ignore=store)
+    shutil.copytree(smoke_results, results, ignore=store)
+
+
+def _logged(tracking_uri: str) -> list[tuple]:
+    """Every record's active run in the papers' experiments: ``(run_key, run_name, content_hash, metrics)``, sorted."""
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=tracking_uri)
+    experiments = [e.experiment_id for e in client.search_experiments() if e.name.startswith("kernbench-")]
+    runs = client.search_runs(experiments, max_results=50000)
+    return sorted(
+        (r.data.tags["run_key"], r.info.run_name, r.data.tags.get("content_hash"), sorted(r.data.metrics.items()))
+        for r in runs
+        if "mlflow.parentRunId" not in r.data.tags and r.data.tags.get("kind") != "summary"
+    )
+
+
+def _manifests(results: Path) -> list[pd.DataFrame]:
+    """The papers' tracking manifests of a results directory."""
+    return [pd.read_csv(p, sep="\t") for p in sorted((results / "tracking" / "papers").glob("*.tsv"))]
+
+
+def _wait_for_runs(base: str, count: int, process: subprocess.Popen, log: Path) -> None:
+    """Wait until the server holds ``count`` runs, while ``process`` logs to it."""
+    deadline = time.monotonic() + 600
+    while len(_all_runs(base)) < count:
+        assert process.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+        time.sleep(0.2)
+
+
+@pytest.mark.slow
+def test_smoke_records_reach_a_server_killed_during_track_once_each(mlflow_server, smoke_run, tmp_path):
+    from mlflow.tracking import MlflowClient
+
+    # A copy of the shared smoke run without its MLflow store: only the tracking steps run again, to the server.
+    results = tmp_path / "results"
+    _copy_without_tracking(smoke_run[0], results)
     # --printshellcmds: the rule blocks of the jobs that ran, which the default profile's terminal leaves out
     command = [*SNAKEMAKE, "--cores", "2", "--printshellcmds", "--config", "profile=smoke",
-               f"results_dir={results}", f"mlflow={{tracking_uri: '{tracking_server}'}}"]
-    first = run_snakemake(command, cwd=REPO_ROOT)
-    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
-    assert "rule track:" in first.stdout + first.stderr and "rule lstm:" not in first.stdout + first.stderr
-    assert not (results / "mlflow.db").exists()  # nothing went to the default sqlite store
+               f"results_dir={results}", f"mlflow={{tracking_uri: '{mlflow_server.base}'}}"]
 
+    # The server goes down while a track job is logging; without retries the job fails at its next request.
+    first_log = tmp_path / "first.log"
+    with open(first_log, "w") as log:
+        first = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                 env={**os.environ, "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "0"})
+        _wait_for_runs(mlflow_server.base, 10, first, first_log)
+        mlflow_server.kill()
+        assert first.wait(timeout=600) != 0
+    logs = "".join(p.read_text() for p in (results / "logs/track").glob("*.log"))
+    assert f"MLflow store {mlflow_server.base} could not be written" in logs and "rerun the workflow" in logs
+    # A run cut short has no completion mark (unless the server went down between two runs).
+    store = MlflowClient(tracking_uri=f"sqlite:///{mlflow_server.root / 'server.db'}")  # read while the server is down
+    cut_short = [r for r in store.search_runs([e.experiment_id for e in store.search_experiments()])
+                 if "mlflow.parentRunId" not in r.data.tags and "content_hash" not in r.data.tags]
+
+    # Started again on the same port and store, the same command (MLflow's default number of retries, each
+    # waiting half the default backoff) completes; the server goes down once more mid-way and is back
+    # within the client's retries.
+    mlflow_server.start()
+    second_log = tmp_path / "second.log"
+    with open(second_log, "w") as log:
+        second = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                  env={**os.environ, "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1"})
+        _wait_for_runs(mlflow_server.base, len(_all_runs(mlflow_server.base)) + 10, second, second_log)
+        mlflow_server.kill()
+        time.sleep(2)
+        mlflow_server.start()
+        assert second.wait(timeout=900) == 0, second_log.read_text()[-3000:]
+    output = second_log.read_text()
+    assert "rule track:" in output and "rule lstm:" not in output
+    assert not (results / "mlflow.db").exists()  # nothing went to the default sqlite store
+    logs = "".join(p.read_text() for p in (results / "logs/track").glob("*.log"))
+    assert "Retrying (Retry(" in logs  # urllib3's warning: a request met the server down and was sent again
+
+    # Nothing lost, nothing twice: the server holds exactly the runs the smoke run logged to its own store,
+    # with the same metrics and completion marks, and the papers' manifests name each of them once.
     records = {json.loads(p.read_text())["run_key"]: json.loads(p.read_text()) for p in results.glob("runs/**/*.json")}
-    runs = _all_runs(tracking_server)
+    reference = _logged(f"sqlite:///{smoke_run[0] / 'mlflow.db'}")
+    assert sorted(run[0] for run in reference) == sorted(records) and len(reference) > 50
+    assert _logged(mlflow_server.base) == reference
+    runs = _all_runs(mlflow_server.base)
     tags = [{t["key"]: t["value"] for t in run["data"].get("tags", [])} for run in runs]
-    record_runs = [t for t in tags if "mlflow.parentRunId" not in t and t.get("kind") != "summary"]
-    assert sorted(t["run_key"] for t in record_runs) == sorted(records)
+    # Each paper's manifest starts with the rows of the papers tracked before it.
+    manifests = _manifests(results)
+    assert all(m["run_id"].is_unique for m in manifests)
+    assert sorted(set(pd.concat(manifests)["run_id"])) == sorted(
+        run["info"]["run_id"] for run, t in zip(runs, tags) if t.get("kind") != "summary")
+    assert ("replaced" in set(pd.concat(manifests)["status"])) == bool(cut_short)  # a run cut short is logged again
     assert sorted(t["paper"] for t in tags if t.get("kind") == "summary") == sorted({r["paper"] for r in records.values()})
     names = [run["info"]["run_name"] for run in runs]
     assert len(set(names)) == len(names)  # unique run names
 
     # One search by dataset gives the table's rows of that dataset, comparable column by column.
-    from mlflow.tracking import MlflowClient
-
     # The dataset's systems: the paper's table (Table 3) and its baselines (BoW-TFIDF, Triv).
     table = pd.concat([pd.read_csv(results / "tables/anygram.csv"), pd.read_csv(results / "tables/baselines.csv")])
     test = table[(table["dataset"] == "semeval14_laptop") & (table["split"] == "test") & (table["metric"] == "accuracy")]
-    client = MlflowClient(tracking_uri=tracking_server)
+    client = MlflowClient(tracking_uri=mlflow_server.base)
     listed = client.search_experiments()  # what the UI lists: the papers' experiments, not an empty Default
     assert sorted(e.name for e in listed) == sorted(f"kernbench-{p}" for p in {r["paper"] for r in records.values()})
     assert {e.tags["mlflow.experimentKind"] for e in listed} == {"custom_model_development"}
@@ -104,93 +170,9 @@ def test_smoke_records_reach_a_tracking_server_once(tracking_server, smoke_run, 
 
     again = run_snakemake(command + ["--forcerun", "track"], cwd=REPO_ROOT)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
-    assert sorted(r["info"]["run_id"] for r in _all_runs(tracking_server)) == sorted(r["info"]["run_id"] for r in runs)
-
-
-def _copy_without_tracking(smoke_results: Path, results: Path) -> None:
-    """The shared smoke run without its MLflow store: only the tracking steps run again."""
-    store = shutil.ignore_patterns("mlflow.db", "mlartifacts", "tracking", ".kernbench-runs")
-    shutil.copytree(smoke_results, results, ignore=store)
-
-
-def _logged(tracking_uri: str) -> list[tuple]:
-    """Every active run of the papers' experiments: ``(run_key, run_name, content_hash, metrics)``, sorted."""
-    from mlflow.tracking import MlflowClient
-
-    client = MlflowClient(tracking_uri=tracking_uri)
-    experiments = [e.experiment_id for e in client.search_experiments() if e.name.startswith("kernbench-")]
-    runs = client.search_runs(experiments, max_results=50000)
-    return sorted(
-        (r.data.tags["run_key"], r.info.run_name, r.data.tags.get("content_hash"), sorted(r.data.metrics.items()))
-        for r in runs
-    )
-
-
-@pytest.mark.slow
-def test_a_server_killed_during_track_loses_no_run_and_duplicates_none(mlflow_server, smoke_run, tmp_path):
-    from mlflow.tracking import MlflowClient
-
-    from kernbench.papers import PAPERS
-
-    # The track job of the paper logged first: the other papers' jobs log through the same code
-    # (test_smoke_records_reach_a_tracking_server_once logs them all to a server).
-    logged_first = min(PAPERS.values(), key=lambda paper: (paper.tracking_rank, paper.name)).name
-    results = tmp_path / "results"
-    _copy_without_tracking(smoke_run[0], results)
-    manifest_path = results / "tracking" / "papers" / f"{logged_first}.tsv"
-    command = [*SNAKEMAKE, str(manifest_path), "--cores", "2", "--config", "profile=smoke",
-               f"results_dir={results}", f"mlflow={{tracking_uri: '{mlflow_server.base}'}}"]
-
-    # The server goes down while a track job is logging; without retries the job fails at its next request.
-    with open(tmp_path / "first.log", "w") as log:
-        first = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                 env={**os.environ, "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "0"})
-        deadline = time.monotonic() + 600
-        while len(_all_runs(mlflow_server.base)) < 10:
-            assert first.poll() is None and time.monotonic() < deadline, (tmp_path / "first.log").read_text()[-3000:]
-            time.sleep(0.2)
-        mlflow_server.kill()
-        assert first.wait(timeout=600) != 0
-    logs = "".join(p.read_text() for p in (results / "logs/track").glob("*.log"))
-    assert f"MLflow store {mlflow_server.base} could not be written" in logs and "rerun the workflow" in logs
-    # A run cut short has no completion mark (unless the server went down between two runs).
-    store = MlflowClient(tracking_uri=f"sqlite:///{mlflow_server.root / 'server.db'}")  # read while the server is down
-    cut_short = [r for r in store.search_runs([e.experiment_id for e in store.search_experiments()])
-                 if "mlflow.parentRunId" not in r.data.tags and "content_hash" not in r.data.tags]
-
-    # Started again on the same port and store, the same command (MLflow's default number of retries, each
-    # waiting half the default backoff) completes; the server goes down once more mid-way and is back
-    # within the client's retries.
-    mlflow_server.start()
-    with open(tmp_path / "second.log", "w") as log:
-        second = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                  env={**os.environ, "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1"})
-        logged = len(_all_runs(mlflow_server.base))
-        deadline = time.monotonic() + 600
-        while len(_all_runs(mlflow_server.base)) < logged + 10:
-            assert second.poll() is None and time.monotonic() < deadline, (tmp_path / "second.log").read_text()[-3000:]
-            time.sleep(0.2)
-        mlflow_server.kill()
-        time.sleep(2)
-        mlflow_server.start()
-        assert second.wait(timeout=900) == 0, (tmp_path / "second.log").read_text()[-3000:]
-    logs = "".join(p.read_text() for p in (results / "logs/track").glob("*.log"))
-    assert "Retrying (Retry(" in logs  # urllib3's warning: a request met the server down and was sent again
-
-    # Nothing lost, nothing twice: the server holds exactly the runs the smoke run logged to its own store for
-    # that paper, with the same metrics and completion marks, and the manifest names each of them once.
-    keys = set(pd.read_csv(smoke_run[0] / "tracking" / "papers" / f"{logged_first}.tsv", sep="\t")["run_key"])
-    reference = [run for run in _logged(f"sqlite:///{smoke_run[0] / 'mlflow.db'}") if run[0] in keys]
-    assert {run[0] for run in reference} == keys and len(reference) > 20
+    assert sorted(r["info"]["run_id"] for r in _all_runs(mlflow_server.base)) == sorted(r["info"]["run_id"] for r in runs)
     assert _logged(mlflow_server.base) == reference
-    manifest = pd.read_csv(manifest_path, sep="\t")
-    assert sorted(manifest["run_id"]) == sorted(r["info"]["run_id"] for r in _all_runs(mlflow_server.base))
-    assert ("replaced" in set(manifest["status"])) == bool(cut_short)  # a run cut short is logged again
-
-    again = run_snakemake(command + ["--forcerun", "track"], cwd=REPO_ROOT)
-    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
-    assert _logged(mlflow_server.base) == reference
-    assert set(pd.read_csv(manifest_path, sep="\t")["status"]) == {"unchanged"}
+    assert set(pd.concat(_manifests(results))["status"]) == {"unchanged"}
 
 
 class _LosingProxy:
