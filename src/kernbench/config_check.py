@@ -22,6 +22,22 @@ class ConfigError(KernbenchError):
     """A configuration file or value that cannot be used."""
 
 
+def load_yaml(stream) -> Any:
+    """``yaml.safe_load`` through libyaml's parser where PyYAML has it (about ten times faster).
+
+    Parameters
+    ----------
+    stream : str or file
+        The YAML text.
+
+    Returns
+    -------
+    object
+        The document, as ``yaml.safe_load`` gives it.
+    """
+    return yaml.load(stream, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 def check_yaml_file(path: str | os.PathLike) -> dict:
     """Parse a YAML config file, naming the file and line of a syntax error.
 
@@ -42,7 +58,7 @@ def check_yaml_file(path: str | os.PathLike) -> dict:
     """
     try:
         with open(path, encoding="utf-8") as handle:
-            content = yaml.safe_load(handle)
+            content = load_yaml(handle)
     except yaml.YAMLError as exc:
         mark, context = getattr(exc, "problem_mark", None), getattr(exc, "context_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

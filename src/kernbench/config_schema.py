@@ -17,14 +17,14 @@ from pathlib import Path
 
 import yaml
 
-from kernbench.config_check import ConfigError
+from kernbench.config_check import ConfigError, load_yaml
 from kernbench.paper import package_file
 
 
 def _load(path: str | os.PathLike) -> dict:
     try:
         with open(path, encoding="utf-8") as handle:
-            schema = yaml.safe_load(handle)
+            schema = load_yaml(handle)
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"config schema {path}: cannot be read ({exc})") from exc
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
+from kernbench.config_check import load_yaml
 from kernbench.errors import DataError
 from kernbench.fileio import write_text_atomic
 from kernbench.progress import progress
@@ -82,7 +82,7 @@ def load_paper_values(path: str | Path) -> pd.DataFrame:
         If an entry lacks a field or a (dataset, system, split, metric) repeats.
     """
     path = Path(path)
-    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    document = load_yaml(path.read_text(encoding="utf-8"))
     rows = []
     for paper, block in document.items():
         for i, entry in enumerate(block["values"]):
