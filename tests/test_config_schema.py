@@ -12,7 +12,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from kernbench.catalog import Catalog, papers_of_tasks
-from kernbench.config_check import ConfigError, check_names
+from kernbench.config_check import ConfigError, check_names, check_yaml_file
 from kernbench.config_schema import check_top_level_keys, composed_schema, fragment_path, fragment_paths
 from kernbench.data.registry import REUTERS_CATEGORIES
 from kernbench.paper import Paper, resolve
@@ -188,3 +188,13 @@ def test_check_names_checks_the_keys_of_a_mapping():
     with pytest.raises(ConfigError, match=r"lstm.hyperparameters names 'imdb', not one of the datasets \(sst\)"):
         check_names(config, "lstm.hyperparameters", ["sst"], "datasets")
     check_names(config, "lstm.hyperparameters", ["sst", "imdb"], "datasets")
+
+
+def test_a_config_file_that_is_not_yaml_is_named_with_its_line(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("seed: 1\ndatasets: [sst, reuters\nprofile: smoke\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"{path}: line 3, column \d+ \(in the value that starts on line 2\)"):
+        check_yaml_file(path)
+    path.write_text("- seed\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="top level must be a mapping"):
+        check_yaml_file(path)
