@@ -25,18 +25,20 @@ def _reads_smoke_run(item) -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Put every test of the shared smoke run (:func:`smoke_run`) in one pytest-xdist group, first.
+    """Put every test of the shared smoke run (:func:`smoke_run`) in one pytest-xdist group, first, then the other
+    ``slow`` tests, then the rest.
 
     Session fixtures are made once per worker; with ``--dist loadgroup`` the group's tests all
     go to one worker, so the smoke run is made once. Collected first, the group starts at once
-    while the other workers take the rest. ``tryfirst``: xdist reads the group marks in its own
-    hook of this name.
+    while the other workers take the slow tests; the many short ones come last and keep every
+    worker busy to the end. ``tryfirst``: xdist reads the group marks in its own hook of this name.
     """
     smoke = [item for item in items if _reads_smoke_run(item)]
-    rest = [item for item in items if not _reads_smoke_run(item)]
+    slow = [item for item in items if not _reads_smoke_run(item) and item.get_closest_marker("slow")]
+    rest = [item for item in items if not _reads_smoke_run(item) and not item.get_closest_marker("slow")]
     for item in smoke:
         item.add_marker(pytest.mark.xdist_group("smoke_run"))
-    items[:] = smoke + rest
+    items[:] = smoke + slow + rest
 
 
 @pytest.hookimpl(tryfirst=True)
