@@ -33,12 +33,11 @@ def pytest_collection_modifyitems(config, items):
     while the other workers take the slow tests; the many short ones come last and keep every
     worker busy to the end. ``tryfirst``: xdist reads the group marks in its own hook of this name.
     """
-    smoke = [item for item in items if _reads_smoke_run(item)]
-    slow = [item for item in items if not _reads_smoke_run(item) and item.get_closest_marker("slow")]
-    rest = [item for item in items if not _reads_smoke_run(item) and not item.get_closest_marker("slow")]
-    for item in smoke:
-        item.add_marker(pytest.mark.xdist_group("smoke_run"))
-    items[:] = smoke + slow + rest
+    for item in items:
+        if _reads_smoke_run(item):
+            item.add_marker(pytest.mark.xdist_group("smoke_run"))
+    # A stable sort: each part keeps the order of collection.
+    items.sort(key=lambda item: 0 if _reads_smoke_run(item) else 1 if item.get_closest_marker("slow") else 2)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -133,7 +133,7 @@ def _types(schema: dict) -> set[str]:
 
 def _parse_scalar(text: str, types: set[str]) -> Any:
     try:
-        value = yaml.safe_load(text)
+        value = load_yaml(text)
     except yaml.YAMLError:
         return text
     if isinstance(value, str) and types & {"number", "integer"}:

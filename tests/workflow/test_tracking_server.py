@@ -125,7 +125,7 @@ def test_smoke_records_reach_a_server_killed_during_track_once_each(mlflow_serve
 
     # Nothing lost, nothing twice: the server holds exactly the runs the smoke run logged to its own store,
     # with the same metrics and completion marks, and the papers' manifests name each of them once.
-    records = {json.loads(p.read_text())["run_key"]: json.loads(p.read_text()) for p in results.glob("runs/**/*.json")}
+    records = {r["run_key"]: r for r in (json.loads(p.read_text()) for p in results.glob("runs/**/*.json"))}
     reference = _logged(f"sqlite:///{smoke_run[0] / 'mlflow.db'}")
     assert sorted(run[0] for run in reference) == sorted(records) and len(reference) > 50
     assert _logged(mlflow_server.base) == reference
@@ -134,9 +134,10 @@ def test_smoke_records_reach_a_server_killed_during_track_once_each(mlflow_serve
     # Each paper's manifest starts with the rows of the papers tracked before it.
     manifests = _manifests(results)
     assert all(m["run_id"].is_unique for m in manifests)
-    assert sorted(set(pd.concat(manifests)["run_id"])) == sorted(
+    manifest_rows = pd.concat(manifests)
+    assert sorted(set(manifest_rows["run_id"])) == sorted(
         run["info"]["run_id"] for run, t in zip(runs, tags) if t.get("kind") != "summary")
-    assert ("replaced" in set(pd.concat(manifests)["status"])) == bool(cut_short)  # a run cut short is logged again
+    assert ("replaced" in set(manifest_rows["status"])) == bool(cut_short)  # a run cut short is logged again
     assert sorted(t["paper"] for t in tags if t.get("kind") == "summary") == sorted({r["paper"] for r in records.values()})
     names = [run["info"]["run_name"] for run in runs]
     assert len(set(names)) == len(names)  # unique run names
