@@ -58,8 +58,8 @@ def reproduction_counts(frame: pd.DataFrame) -> dict[str, int]:
     if "reproduces" not in frame:
         return {s: 0 for s in MARKS}
     test = frame[frame["split"] == "test"] if "split" in frame else frame
-    status = test["reproduces"].fillna("")
-    return {s: int((status == s).sum()) for s in MARKS}
+    # A table without paper values reads its empty column back as float NaN, which equals no mark.
+    return {s: int((test["reproduces"] == s).sum()) for s in MARKS}
 
 
 def load_paper_values(path: str | Path) -> pd.DataFrame:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -57,9 +58,15 @@ class Assets:
             frame = pd.read_parquet(path)
         except (OSError, ValueError) as exc:
             raise DataError(f"{path}: not a readable prepared dataset ({exc})") from exc
-        # MLflow computes the digest from the frame's content.
-        data = mlflow.data.from_pandas(frame, source=str(path.resolve()), name=dataset)
-        return DatasetInput(data._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, DATASET_CONTEXT)])
+        # MLflow computes the digest from the frame's content. Two of its warnings do not apply here: a local path
+        # matches two dataset-source classes of the same name, and its hint on integer columns is about serving a
+        # model, not about a logged input.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The specified dataset source can be interpreted in multiple ways")
+            warnings.filterwarnings("ignore", message="Hint: Inferred schema contains integer column")
+            data = mlflow.data.from_pandas(frame, source=str(path.resolve()), name=dataset)
+            entity = data._to_mlflow_entity()
+        return DatasetInput(entity, tags=[InputTag(MLFLOW_DATASET_CONTEXT, DATASET_CONTEXT)])
 
     def log_dataset(self, client, run_id: str, dataset: str) -> None:
         """Log the prepared ``dataset`` as an input of the run, if it is there."""
