@@ -62,7 +62,7 @@ class Assets:
         # matches two dataset-source classes of the same name, and its hint on integer columns is about serving a
         # model, not about a logged input.
         with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="The specified dataset source can be interpreted in multiple ways")
+            warnings.filterwarnings("ignore", message="The specified dataset source can be interpreted")
             warnings.filterwarnings("ignore", message="Hint: Inferred schema contains integer column")
             data = mlflow.data.from_pandas(frame, source=str(path.resolve()), name=dataset)
             entity = data._to_mlflow_entity()
