@@ -19,8 +19,8 @@ from typing import Sequence
 import numba
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from kernbench.kernels._prange import prange_njit
 from kernbench.kernels.anygram import _check, _flat_identity, _flat_ids, _flat_units, _identity_maps, _ngram_maps
 
 PRIMAL_VARIANTS = ("sm", "wess")
@@ -28,7 +28,7 @@ PRIMAL_VARIANTS = ("sm", "wess")
 PRIMAL_SM_NGRAMS = 40_000_000
 
 
-@njit(cache=True, parallel=True)
+@prange_njit()
 def _suffix_entries(units, offsets, lam, indptr, indices, data):
     """CSR entries of the wess map: row ``a`` holds positions ``m < L_a``, ``d`` columns each."""
     d = units.shape[1]

@@ -45,6 +45,7 @@ from numba import njit, prange, types
 from numba.extending import intrinsic
 
 from kernbench.kernels import anygram as _agk
+from kernbench.kernels._prange import prange_njit
 from kernbench.kernels.anygram import _mirror_upper, _run_pairs, _unit_rows, match_table
 from kernbench.progress import progress
 
@@ -168,7 +169,7 @@ def pair_subset_tree(l1, c1, l2, c2, lam, table, use_table):
     return kernel
 
 
-@njit(cache=True, parallel=True)
+@prange_njit()
 def _gram_trees(lx, cx, ox, ly, cy, oy, pa, pb, lam, table, use_table, out):
     for k in prange(pa.shape[0]):
         a, b = pa[k], pb[k]
@@ -329,7 +330,7 @@ def _ngtk_task(tx, fx, ox, ty, fy, oy, indptr, indices, lam, a, b0, b1, out):
         out[b - b0] = kernel
 
 
-@njit(cache=True, parallel=True)
+@prange_njit()
 def _ngtk_tasks(tx, fx, ox, ty, fy, oy, indptr, indices, lam, ta, tb0, tb1, gram):
     """Fill ``gram[ta[k], tb0[k]:tb1[k]]`` for every task ``k``."""
     for k in prange(ta.shape[0]):
@@ -378,7 +379,7 @@ def _diag_fast(X, lam, variant, vectors, theta, aspect_x, identical):
     return out
 
 
-@njit(cache=True, parallel=True)
+@prange_njit()
 def _ngtk_self(tx, fx, ox, indptr, indices, lam, out):
     """``out[a] = K(a, a)`` for every sentence ``a``."""
     for a in prange(out.shape[0]):

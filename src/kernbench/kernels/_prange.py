@@ -1,0 +1,51 @@
+"""Jitted loops over ``numba.prange``, compiled for the number of numba threads the job runs with.
+
+A job runs a ``prange`` loop on ``numba.get_num_threads()`` threads (``kernbench.runs`` sets it from the
+job's ``threads``). With one thread, numba's parallel build runs the iterations in the same order as a
+plain loop and gives the same bits, but it takes about twice as long to compile: the parfor passes and
+the thread-pool launch of every loop. The workflow's jobs run on one thread each, and a first run
+compiles every kernel once; so a ``prange`` function is compiled twice from the same source, parallel
+for several threads and serial for one, and each call takes the one that fits.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+
+import numba
+
+
+def prange_njit(**options):
+    """Decorate a function whose outer loop is a ``numba.prange``: jitted parallel for several threads, serial for one.
+
+    Parameters
+    ----------
+    **options
+        Further options of ``numba.njit`` (``nogil``, ``fastmath``...), given to both builds; both are cached.
+
+    Returns
+    -------
+    callable
+        A decorator. The function it returns calls ``parallel`` (``njit(parallel=True)``) when
+        ``numba.get_num_threads()`` is above 1 and ``serial`` (``njit``, where ``prange`` is ``range``)
+        otherwise; both are attributes of it. It is called from Python, not from other jitted code.
+    """
+
+    def decorate(func):
+        parallel = numba.njit(cache=True, parallel=True, **options)(func)
+        # A copy under its own qualified name: numba names a function's cache files after it, and the two
+        # builds would otherwise load each other's compiled code.
+        copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+        copy.__qualname__ = f"{func.__qualname__}_serial"
+        copy.__module__ = func.__module__
+        serial = numba.njit(cache=True, **options)(copy)
+
+        @functools.wraps(func)
+        def call(*args):
+            return (parallel if numba.get_num_threads() > 1 else serial)(*args)
+
+        call.parallel, call.serial = parallel, serial
+        return call
+
+    return decorate
