@@ -342,8 +342,10 @@ def test_locked_store_fails_clearly_then_succeeds_when_rerun(tmp_path):
     records = _records(tmp_path)
     uri = default_tracking_uri(tmp_path)
     log_records(records[:1], tracking_uri=uri, artifact_root=tmp_path / "art")
+    # Another writer holds the store's write lock (readers go on); the first write waits MLflow's sqlite
+    # busy timeout (20 s) and fails.
     holder = sqlite3.connect(tmp_path / "mlflow.db", isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("BEGIN IMMEDIATE")
     try:
         with pytest.raises(TrackingError, match="locked"):
             log_records(records, tracking_uri=uri, artifact_root=tmp_path / "art")
