@@ -2,10 +2,10 @@
 
 A job runs a ``prange`` loop on ``numba.get_num_threads()`` threads (``kernbench.runs`` sets it from the
 job's ``threads``). With one thread, numba's parallel build runs the iterations in the same order as a
-plain loop and gives the same bits, but it takes about twice as long to compile: the parfor passes and
-the thread-pool launch of every loop. The workflow's jobs run on one thread each, and a first run
-compiles every kernel once; so a ``prange`` function is compiled twice from the same source, parallel
-for several threads and serial for one, and each call takes the one that fits.
+plain loop, gives the same bits and runs as fast, but its parfor passes make it compile in about twice
+the time. The workflow's jobs run on one thread each, and the first run after an install compiles every
+kernel it calls; so a ``prange`` function has two builds from the same source, parallel for several
+threads and serial for one, each compiled (or loaded from numba's cache) when a call first takes it.
 """
 
 from __future__ import annotations
