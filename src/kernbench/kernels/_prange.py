@@ -1,11 +1,12 @@
 """Jitted loops over ``numba.prange``, compiled for the number of numba threads the job runs with.
 
 A job runs a ``prange`` loop on ``numba.get_num_threads()`` threads (``kernbench.runs`` sets it from the
-job's ``threads``). With one thread, numba's parallel build runs the iterations in the same order as a
-plain loop, gives the same bits and runs as fast, but its parfor passes make it compile in about twice
-the time. The workflow's jobs run on one thread each, and the first run after an install compiles every
-kernel it calls; so a ``prange`` function has two builds from the same source, parallel for several
-threads and serial for one, each compiled (or loaded from numba's cache) when a call first takes it.
+job's ``threads``). With one thread, numba's parallel build runs the iterations in the same order as a plain
+loop, gives the same bits and runs as fast, but its parfor passes make it compile in about twice the time.
+The workflow's jobs run on one thread each (all but the throughput benchmark), and the first run after an
+install compiles every kernel it calls; so a ``prange`` function has two builds from the same source,
+parallel for several threads and serial for one, each compiled (or loaded from numba's cache) when a call
+first takes it.
 """
 
 from __future__ import annotations
