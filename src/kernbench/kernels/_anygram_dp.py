@@ -102,7 +102,7 @@ def pair_wess(e1, e2, lam):
     return kernel
 
 
-@prange_njit()
+@prange_njit
 def gram_sm(tok_x, off_x, tok_y, off_y, pa, pb, lam, out):
     """Fill ``out[k]`` with the sm kernel of pair ``(pa[k], pb[k])``."""
     for k in prange(pa.shape[0]):
@@ -110,7 +110,7 @@ def gram_sm(tok_x, off_x, tok_y, off_y, pa, pb, lam, out):
         out[k] = pair_sm(tok_x[off_x[a] : off_x[a + 1]], tok_y[off_y[b] : off_y[b + 1]], lam)
 
 
-@prange_njit()
+@prange_njit
 def gram_west(un_x, off_x, un_y, off_y, pa, pb, lam, theta, out):
     """Fill ``out[k]`` with the west kernel of pair ``(pa[k], pb[k])``, similarities in the loop."""
     for k in prange(pa.shape[0]):
@@ -118,7 +118,7 @@ def gram_west(un_x, off_x, un_y, off_y, pa, pb, lam, theta, out):
         out[k] = pair_west(un_x[off_x[a] : off_x[a + 1]], un_y[off_y[b] : off_y[b + 1]], lam, theta)
 
 
-@prange_njit()
+@prange_njit
 def gram_west_ids(un_x, id_x, off_x, un_y, id_y, off_y, pa, pb, lam, theta, out):
     """Fill ``out[k]`` with the west kernel of pair ``(pa[k], pb[k])``, identity test before the cosine."""
     for k in prange(pa.shape[0]):
@@ -129,7 +129,7 @@ def gram_west_ids(un_x, id_x, off_x, un_y, id_y, off_y, pa, pb, lam, theta, out)
         )
 
 
-@prange_njit()
+@prange_njit
 def gram_wess(un_x, off_x, un_y, off_y, pa, pb, lam, out):
     """Fill ``out[k]`` with the wess kernel of pair ``(pa[k], pb[k])``."""
     for k in prange(pa.shape[0]):
@@ -217,7 +217,7 @@ def _west_bits_task(tx, ox, ty, oy, indptr, indices, lam_pow, a, b0, b1, gram):
         gram[a, b] = kernel
 
 
-@prange_njit()
+@prange_njit
 def gram_west_bits(tx, ox, ty, oy, indptr, indices, ta, tb0, tb1, lam, gram):
     """Fill ``gram[ta[k], tb0[k]:tb1[k]]`` for every task ``k`` with the west kernel from a type match table."""
     longest = 1

@@ -17,36 +17,32 @@ import types
 import numba
 
 
-def prange_njit(**options):
-    """Decorate a function whose outer loop is a ``numba.prange``: jitted parallel for several threads, serial for one.
+def prange_njit(func):
+    """Jit a function whose outer loop is a ``numba.prange``: parallel for several threads, serial for one.
 
     Parameters
     ----------
-    **options
-        Further options of ``numba.njit`` (``nogil``, ``fastmath``...), given to both builds; both are cached.
+    func : function
+        The loop, as for ``numba.njit``; both builds are cached (``cache=True``).
 
     Returns
     -------
     callable
-        A decorator. The function it returns calls ``parallel`` (``njit(parallel=True)``) when
-        ``numba.get_num_threads()`` is above 1 and ``serial`` (``njit``, where ``prange`` is ``range``)
-        otherwise; both are attributes of it. It is called from Python, not from other jitted code.
+        Calls ``parallel`` (``njit(parallel=True)``) when ``numba.get_num_threads()`` is above 1 and
+        ``serial`` (``njit``, where ``prange`` is ``range``) otherwise; both are attributes of it. It is
+        called from Python, not from other jitted code.
     """
+    parallel = numba.njit(cache=True, parallel=True)(func)
+    # A copy under its own qualified name: numba names a function's cache files after it, and the two builds
+    # would otherwise load each other's compiled code.
+    copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+    copy.__qualname__ = f"{func.__qualname__}_serial"
+    copy.__module__ = func.__module__
+    serial = numba.njit(cache=True)(copy)
 
-    def decorate(func):
-        parallel = numba.njit(cache=True, parallel=True, **options)(func)
-        # A copy under its own qualified name: numba names a function's cache files after it, and the two
-        # builds would otherwise load each other's compiled code.
-        copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
-        copy.__qualname__ = f"{func.__qualname__}_serial"
-        copy.__module__ = func.__module__
-        serial = numba.njit(cache=True, **options)(copy)
+    @functools.wraps(func)
+    def call(*args):
+        return (parallel if numba.get_num_threads() > 1 else serial)(*args)
 
-        @functools.wraps(func)
-        def call(*args):
-            return (parallel if numba.get_num_threads() > 1 else serial)(*args)
-
-        call.parallel, call.serial = parallel, serial
-        return call
-
-    return decorate
+    call.parallel, call.serial = parallel, serial
+    return call

@@ -274,7 +274,7 @@ def _ngram_maps(tokens: np.ndarray, offsets: np.ndarray, lam: float) -> sp.csr_m
     return mat.tocsr()  # duplicate (sentence, n-gram) entries add up to lam**(n/2) * count
 
 
-@prange_njit()
+@prange_njit
 def _sparse_gram(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, ny, symmetric, out):
     """``out = X Y^T`` for CSR ``X`` and ``Y^T`` given by feature (sorted posting lists of ``Y``'s rows).
 
@@ -302,7 +302,7 @@ def _sparse_gram(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, ny, symmetric, out):
                 out[a, b] = out[b, a]
 
 
-@prange_njit()
+@prange_njit
 def _sparse_gram_at(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, rows, cols, triangle, mirror, out):
     """As :func:`_sparse_gram` for a block of a larger Gram matrix: row ``a`` and column ``b`` of the block
     go to ``out[rows[a], cols[b]]`` (and, with ``mirror``, to ``out[cols[b], rows[a]]`` too); with
@@ -425,7 +425,7 @@ def _gram_sm_block(X, Y, lam):
 # --------------------------------------------------------------------------- wess
 
 
-@prange_njit()
+@prange_njit
 def _suffix_map(units, offsets, order, lam, width):
     """Rows ``[lam**((m+1)/2) * sum_{p>=m} e_p for m < width]`` of sentences ``order``, flattened m-major."""
     d = units.shape[1]
@@ -442,7 +442,7 @@ def _suffix_map(units, offsets, order, lam, width):
     return out
 
 
-@prange_njit()
+@prange_njit
 def _mirror_upper(gram):
     """Copy the upper triangle of a square matrix onto its lower triangle, in cache-sized tiles."""
     n = gram.shape[0]
@@ -456,7 +456,7 @@ def _mirror_upper(gram):
                     gram[r, c] = gram[c, r]
 
 
-@prange_njit()
+@prange_njit
 def _permute_in_place(mat, row_src, col_src):
     """``mat[i, j] <- mat[row_src[i], col_src[j]]`` without a second matrix (columns per row, then row cycles)."""
     n_rows, n_cols = mat.shape
@@ -582,7 +582,7 @@ def _identity_gram(ux, ox, ix, uy, oy, iy, lam) -> np.ndarray | None:
 # --------------------------------------------------------------------------- west
 
 
-@prange_njit()
+@prange_njit
 def _upper_hits(sims, r0, lo):
     """Positions ``(r0 + r, r0 + c)`` with ``c >= r`` and ``sims[r, c] >= lo``, row by row."""
     n_rows, n_cols = sims.shape

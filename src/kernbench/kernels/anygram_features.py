@@ -28,7 +28,7 @@ PRIMAL_VARIANTS = ("sm", "wess")
 PRIMAL_SM_NGRAMS = 40_000_000
 
 
-@prange_njit()
+@prange_njit
 def _suffix_entries(units, offsets, lam, indptr, indices, data):
     """CSR entries of the wess map: row ``a`` holds positions ``m < L_a``, ``d`` columns each."""
     d = units.shape[1]

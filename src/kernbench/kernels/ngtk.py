@@ -169,7 +169,7 @@ def pair_subset_tree(l1, c1, l2, c2, lam, table, use_table):
     return kernel
 
 
-@prange_njit()
+@prange_njit
 def _gram_trees(lx, cx, ox, ly, cy, oy, pa, pb, lam, table, use_table, out):
     for k in prange(pa.shape[0]):
         a, b = pa[k], pb[k]
@@ -330,7 +330,7 @@ def _ngtk_task(tx, fx, ox, ty, fy, oy, indptr, indices, lam, a, b0, b1, out):
         out[b - b0] = kernel
 
 
-@prange_njit()
+@prange_njit
 def _ngtk_tasks(tx, fx, ox, ty, fy, oy, indptr, indices, lam, ta, tb0, tb1, gram):
     """Fill ``gram[ta[k], tb0[k]:tb1[k]]`` for every task ``k``."""
     for k in prange(ta.shape[0]):
@@ -379,7 +379,7 @@ def _diag_fast(X, lam, variant, vectors, theta, aspect_x, identical):
     return out
 
 
-@prange_njit()
+@prange_njit
 def _ngtk_self(tx, fx, ox, indptr, indices, lam, out):
     """``out[a] = K(a, a)`` for every sentence ``a``."""
     for a in prange(out.shape[0]):
