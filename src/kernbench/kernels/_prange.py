@@ -37,7 +37,6 @@ def prange_njit(func):
     # would otherwise load each other's compiled code.
     copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
     copy.__qualname__ = f"{func.__qualname__}_serial"
-    copy.__module__ = func.__module__
     serial = numba.njit(cache=True)(copy)
 
     @functools.wraps(func)
