@@ -14,7 +14,14 @@ from sklearn import metrics as skm
 from kernbench.metrics import precision_at_positive_predictions, thresholded_average_precision
 from kernbench.report.significance import compare_systems
 from kernbench.report.tables import build_table, load_paper_values, to_markdown
-from kernbench.report.uncertainty import METRICS, bootstrap_interval, metric_value, paired_comparison
+from kernbench.report.uncertainty import (
+    COUNTED,
+    METRICS,
+    _draws_by_item,
+    bootstrap_interval,
+    metric_value,
+    paired_comparison,
+)
 from tests.conftest import REPO_ROOT, write_record
 
 LIBRARY = {
@@ -247,7 +254,7 @@ def _scipy_interval(metric, y_true, ys, *, n_resamples, seed):
 
 def _samples(metric, kind, rng, n):
     if metric in RANKING:
-        return rng.random(n) < 0.3, np.round(rng.normal(0, 1, (2, n)), 1)
+        return _ranking_samples(kind, rng, n)
     if metric in {"precision", "recall", "f1"}:
         return rng.random(n) < 0.3, rng.random((2, n)) < 0.4
     if kind == "stars":
@@ -259,6 +266,32 @@ def _samples(metric, kind, rng, n):
         return rng.integers(1, 6, n).astype(float), rng.uniform(1, 5, (2, n))
     labels = np.array(["negative", "neutral", "positive", "conflict"])
     return labels[rng.integers(0, 4, n)], labels[rng.integers(0, 4, (2, n))]
+
+
+def _ranking_samples(kind, rng, n):
+    y_true = rng.random(n) < 0.3
+    if kind == "stars":  # decision values rounded to 0.1: ties of relevant and irrelevant items
+        return y_true, np.round(rng.normal(0, 1, (2, n)), 1)
+    scores = rng.normal(0, 1, (2, n))
+    if kind == "fractional":  # duplicated items: ties, each of one relevance and one score
+        source, copy = rng.choice(n, size=(2, n // 10), replace=False)
+        y_true[copy], scores[:, copy] = y_true[source], scores[:, source]
+    return y_true, scores  # "wide", "strings": every score distinct
+
+
+@pytest.mark.parametrize(("kind", "counted"), [("wide", True), ("fractional", True), ("stars", False)])
+@pytest.mark.parametrize("metric", sorted(RANKING))
+def test_ranking_metrics_take_the_draw_counts_unless_a_tie_mixes_selected_and_not(metric, kind, counted):
+    rng = np.random.default_rng(5)
+    y_true, ys = _ranking_samples(kind, rng, 257)
+    draws = _draws_by_item(y_true.size, 300, 3)
+    values = COUNTED[metric](y_true, ys[0], draws)
+    if metric == "precision_at_positive_predictions" and kind == "stars":
+        counted = True  # its selection (score > 0) is the same for every member of a tie
+    assert (values is not None) == counted
+    if counted:
+        idx = np.random.default_rng(3).integers(0, y_true.size, size=(300, y_true.size))
+        assert np.array_equal(values, METRICS[metric][0](y_true[idx], ys[0][idx]), equal_nan=True)
 
 
 @pytest.mark.parametrize(("metric", "kind"), [

@@ -212,6 +212,14 @@ def _resample_counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
     return counts
 
 
+@functools.lru_cache(maxsize=2)
+def _draws_by_item(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """:func:`_resample_counts` item-major: row ``i`` is how often each resample draws item ``i``."""
+    by_item = np.ascontiguousarray(_resample_counts(n, n_resamples, seed).T)
+    by_item.flags.writeable = False
+    return by_item
+
+
 def _whole(values: np.ndarray) -> np.ndarray | None:
     """``values`` as floats if every one is a finite whole number (its sums are then exact), else None."""
     values = np.asarray(values, dtype=float)
@@ -280,8 +288,77 @@ def _counted_f1(y_true, y_pred, counts):
     return np.divide(2.0 * tp, 2 * tp + fp + fn, out=np.zeros(tp.shape), where=2 * tp + fp + fn > 0)
 
 
-#: metric -> its value on every resample from the draw counts (None when that would not be exact);
-#: the ranking metrics depend on the order of the drawn items and resample them item by item.
+def _counted_mean_precision(y_true, score, draws, selected_of):
+    """:func:`_mean_precision` of every resample from the draw counts, without sorting a resample.
+
+    A resample sorted by decreasing score is the groups of equal score in their sorted order, each
+    repeated as often as its items are drawn, and each group's copies share the precision at the
+    group's end. When every group is all selected or all not, the per-position precisions are laid out
+    in that order and summed over the same axis as :func:`_mean_precision` sums them, so the values are
+    the same bit for bit. Otherwise the order of the tied items inside a resample is the sort's own:
+    None is returned, and the caller sorts every resample.
+    """
+    score = np.asarray(score, dtype=float)
+    if not np.isfinite(score).all():
+        return None
+    n, n_resamples = draws.shape
+    order = np.argsort(-score)
+    ranked = score[order]
+    hits = np.asarray(y_true).astype(bool)[order]
+    starts = np.flatnonzero(np.concatenate([[True], ranked[1:] != ranked[:-1]]))
+    sizes = np.diff(np.append(starts, n))
+    selected = selected_of(hits, ranked)
+    if not np.array_equal(selected, np.repeat(selected[starts], sizes)):
+        return None
+    # Sums of draw counts are sums of whole numbers, so exact. Row g: how often group g is drawn.
+    drawn_items = draws[order]
+    drawn = drawn_items if starts.size == n else np.add.reduceat(drawn_items, starts, axis=0)
+    relevant = np.flatnonzero(hits)
+    n_pos = drawn_items[relevant].sum(axis=0)
+    chosen = np.flatnonzero(selected[starts])
+    if chosen.size == 0:
+        return np.where(n_pos > 0, 0.0, np.nan)
+    seen = _cumulative_at(drawn, chosen)
+    # Relevant draws up to the end of each chosen group; row 0 for a group before the first relevant item.
+    relevant_upto = np.zeros((relevant.size + 1, n_resamples))
+    np.cumsum(drawn_items[relevant], axis=0, out=relevant_upto[1:])
+    relevant_seen = relevant_upto[np.searchsorted(relevant, starts[chosen] + sizes[chosen] - 1, side="right")]
+    precision = np.divide(relevant_seen, seen, out=np.zeros_like(seen), where=seen > 0)
+    copies = drawn[chosen].astype(np.int64).ravel()
+    # A group's copies take the positions just before its end, in its resample's row.
+    group_end = (seen.astype(np.int64) + np.arange(n_resamples, dtype=np.int64) * n).ravel()
+    first_copy = np.cumsum(copies) - copies
+    positions = np.repeat(group_end, copies) - 1 - (np.arange(copies.sum()) - np.repeat(first_copy, copies))
+    per_position = np.zeros(n_resamples * n)
+    per_position[positions] = np.repeat(precision.ravel(), copies)
+    count = drawn[chosen].sum(axis=0)
+    mean = np.where(count > 0, per_position.reshape(n_resamples, n).sum(axis=-1) / np.maximum(count, 1), 0.0)
+    return np.where(n_pos > 0, mean, np.nan)
+
+
+def _cumulative_at(rows: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``np.cumsum(rows, axis=0)[at]`` for strictly increasing ``at``, from one pass of segment sums."""
+    segments = np.add.reduceat(rows, np.concatenate([[0], at[:-1] + 1]), axis=0)
+    # reduceat's last segment runs to the end; the rows after at[-1] are not part of it.
+    segments[-1] -= rows[at[-1] + 1:].sum(axis=0)
+    return np.cumsum(segments, axis=0)
+
+
+def _counted_average_precision(y_true, score, draws):
+    return _counted_mean_precision(y_true, score, draws, lambda hits, ranked: hits & (ranked > 0))
+
+
+def _counted_average_precision_ranking(y_true, score, draws):
+    return _counted_mean_precision(y_true, score, draws, lambda hits, ranked: hits)
+
+
+def _counted_precision_at_positive_predictions(y_true, score, draws):
+    return _counted_mean_precision(y_true, score, draws, lambda hits, ranked: ranked > 0)
+
+
+#: metric -> its value on every resample from the draw counts (None when that would not be exact: the
+#: ranking metrics on tied scores then sort every resample). The ranking metrics take the counts item-major
+#: (:func:`_draws_by_item`), the others resample-major (:func:`_resample_counts`).
 COUNTED = {
     "accuracy": _counted_accuracy,
     "macro_f1": _counted_macro_f1,
@@ -290,6 +367,9 @@ COUNTED = {
     "precision": _counted_precision,
     "recall": _counted_recall,
     "f1": _counted_f1,
+    "average_precision": _counted_average_precision,
+    "average_precision_ranking": _counted_average_precision_ranking,
+    "precision_at_positive_predictions": _counted_precision_at_positive_predictions,
 }
 
 
@@ -315,7 +395,7 @@ def resampled_metric(metric: str, y_true, ys, *, n_resamples: int, seed: int) ->
     n = y_true.size
     counted = COUNTED.get(metric)
     if counted is not None:
-        counts = _resample_counts(n, n_resamples, seed)
+        counts = (_draws_by_item if METRICS[metric].on_scores else _resample_counts)(n, n_resamples, seed)
         values = [counted(y_true, y, counts) for y in ys]
         if all(v is not None for v in values):
             return np.mean(values, axis=0)

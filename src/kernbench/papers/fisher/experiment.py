@@ -38,6 +38,7 @@ from kernbench.kernels.fisher import (
     normalise_text,
     weight_counts,
 )
+from kernbench.kernels.sparse_linear import sparse_linear_gram
 from kernbench.metrics import ranking_scores, thresholded_average_precision
 from kernbench.progress import progress
 from kernbench.runs import select_on_dev, table_rows
@@ -190,10 +191,6 @@ SVM_KEYS = ("C", "solver", "loss", "intercept_scaling", "max_iter")
 #: SVM solvers: ``libsvm`` solves SVMlight's problem (hinge loss, a bias outside the norm) on the linear Gram
 #: matrix; ``liblinear`` is LinearSVC (its bias is the weight of a constant feature, so it is regularised).
 SOLVERS = ("libsvm", "liblinear")
-#: Rows of the Gram matrix computed at a time (bounds the sparse product's memory).
-GRAM_BLOCK = 1000
-
-
 def make_svm(*, C: float, loss: str, intercept_scaling: float, max_iter: int, seed: int) -> LinearSVC:
     """liblinear's linear SVM (its dual solver): the ``liblinear`` solver of :func:`svm_decision`.
 
@@ -205,15 +202,6 @@ def make_svm(*, C: float, loss: str, intercept_scaling: float, max_iter: int, se
     return LinearSVC(
         C=C, loss=loss, intercept_scaling=intercept_scaling, max_iter=max_iter, random_state=seed, dual=True
     )
-
-
-def linear_gram(x: sp.csr_matrix, y: sp.csr_matrix) -> np.ndarray:
-    """Dense x·yᵀ of two sparse row sets, :data:`GRAM_BLOCK` rows of x at a time."""
-    out = np.empty((x.shape[0], y.shape[0]))
-    y_t = sp.csr_matrix(y).T.tocsc()
-    for start in range(0, x.shape[0], GRAM_BLOCK):
-        out[start : start + GRAM_BLOCK] = (x[start : start + GRAM_BLOCK] @ y_t).toarray()
-    return out
 
 
 def svm_decision(
@@ -278,7 +266,7 @@ def svm_decisions(
         raise ValueError(f"fisher.solver = {solver!r}: expected one of {', '.join(SOLVERS)}")
     if loss != "hinge":
         raise ValueError(f"fisher.loss = {loss!r} needs fisher.solver = liblinear; libsvm solves the hinge loss only")
-    gram, cross = linear_gram(x_train, x_train), linear_gram(x_test, x_train)
+    gram, cross = sparse_linear_gram(x_train), sparse_linear_gram(x_test, x_train)
     return {key: SVC(kernel="precomputed", C=C, random_state=seed).fit(gram, y).decision_function(cross)
             for key, y in labels.items()}
 
