@@ -19,7 +19,9 @@ once per process and reused by every cell and comparison of that size. Metrics
 that are ratios of item counts (accuracy, macro-F1, precision, recall, F1, and
 MAE / MAE^M when every error is a whole number) are computed from the
 resamples' draw counts with one matrix product; the sums are of whole numbers,
-so they equal the sums over the resampled items exactly, bit for bit.
+so they equal the sums over the resampled items exactly, bit for bit. The average
+precisions come from the draw counts too, by one cumulative sum over the items in
+score order instead of a sort of each resample, summed as the sorted resamples are.
 """
 
 from __future__ import annotations
@@ -357,7 +359,7 @@ def _counted_precision_at_positive_predictions(y_true, score, draws):
 
 
 #: metric -> its value on every resample from the draw counts (None when that would not be exact: the
-#: ranking metrics on tied scores then sort every resample). The ranking metrics take the counts item-major
+#: ranking metrics then sort every resample, where a tie mixes items they average over with items they do not). The ranking metrics take the counts item-major
 #: (:func:`_draws_by_item`), the others resample-major (:func:`_resample_counts`).
 COUNTED = {
     "accuracy": _counted_accuracy,

@@ -191,6 +191,8 @@ SVM_KEYS = ("C", "solver", "loss", "intercept_scaling", "max_iter")
 #: SVM solvers: ``libsvm`` solves SVMlight's problem (hinge loss, a bias outside the norm) on the linear Gram
 #: matrix; ``liblinear`` is LinearSVC (its bias is the weight of a constant feature, so it is regularised).
 SOLVERS = ("libsvm", "liblinear")
+
+
 def make_svm(*, C: float, loss: str, intercept_scaling: float, max_iter: int, seed: int) -> LinearSVC:
     """liblinear's linear SVM (its dual solver): the ``liblinear`` solver of :func:`svm_decision`.
 
