@@ -53,6 +53,7 @@ from numba import njit
 from kernbench.kernels import WESS_ROW_BLOCK
 from kernbench.kernels import _anygram_dp as dp
 from kernbench.kernels._prange import prange_njit
+from kernbench.kernels.sparse_linear import sparse_gram
 from kernbench.progress import progress
 
 VARIANTS = ("sm", "west", "wess")
@@ -275,38 +276,11 @@ def _ngram_maps(tokens: np.ndarray, offsets: np.ndarray, lam: float) -> sp.csr_m
 
 
 @prange_njit
-def _sparse_gram(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, ny, symmetric, out):
-    """``out = X Y^T`` for CSR ``X`` and ``Y^T`` given by feature (sorted posting lists of ``Y``'s rows).
-
-    Each output row is accumulated densely from the posting lists of its
-    features, in parallel over rows; when ``symmetric`` (``Y = X``) only the
-    upper triangle is accumulated and then mirrored.
-    """
-    n = x_ptr.shape[0] - 1
-    for a in numba.prange(n):
-        acc = np.zeros(ny)
-        for q in range(x_ptr[a], x_ptr[a + 1]):
-            u, w = x_idx[q], x_val[q]
-            start = y_ptr[u]
-            if symmetric:
-                start += np.searchsorted(y_idx[y_ptr[u] : y_ptr[u + 1]], a)
-            for r in range(start, y_ptr[u + 1]):
-                acc[y_idx[r]] += w * y_val[r]
-        if symmetric:
-            out[a, a:] = acc[a:]
-        else:
-            out[a] = acc
-    if symmetric:
-        for a in numba.prange(n):
-            for b in range(a):
-                out[a, b] = out[b, a]
-
-
-@prange_njit
 def _sparse_gram_at(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, rows, cols, triangle, mirror, out):
-    """As :func:`_sparse_gram` for a block of a larger Gram matrix: row ``a`` and column ``b`` of the block
-    go to ``out[rows[a], cols[b]]`` (and, with ``mirror``, to ``out[cols[b], rows[a]]`` too); with
-    ``triangle`` (a block of sentences against themselves) only ``b >= a`` is accumulated."""
+    """As :func:`kernbench.kernels.sparse_linear.sparse_gram` for a block of a larger Gram matrix: row ``a``
+    and column ``b`` of the block go to ``out[rows[a], cols[b]]`` (and, with ``mirror``, to
+    ``out[cols[b], rows[a]]`` too); with ``triangle`` (a block of sentences against themselves) only
+    ``b >= a`` is accumulated."""
     ny = cols.shape[0]
     for a in numba.prange(x_ptr.shape[0] - 1):
         acc = np.zeros(ny)
@@ -418,7 +392,7 @@ def _gram_sm_block(X, Y, lam):
     operands = _sm_operands(X, Y, lam)
     nx, ny = operands[0].size - 1, (len(X) if Y is None else len(list(Y)))
     out = np.empty((nx, ny))
-    _sparse_gram(*operands, ny, Y is None, out)
+    sparse_gram(*operands, ny, Y is None, out)
     return out
 
 

@@ -1,11 +1,13 @@
-"""The linear kernel between sparse rows, as a dense Gram matrix (the Fisher paper's SVMs).
+"""The linear kernel between sparse rows, as a dense Gram matrix.
 
-Document vectors of n-gram or FSA features have hundreds of non-zeros out of tens of thousands of
-columns or more, but two documents nearly always share one, so their Gram matrix is dense. The loops
-here write each product straight into the dense matrix. Entry ``(i, j)`` is the sum over the columns of
-row ``i``, in the order row ``i`` stores them, of ``x[i, k] * y[j, k]``: the sum scipy's sparse product
-forms, in the same order, so the values are the same bit for bit (scipy's product also builds the
-sparse result first, in two passes, before the dense copy).
+It serves the any-gram sm kernel (the dot products of n-gram maps, :mod:`kernbench.kernels.anygram`) and
+the Fisher paper's SVMs (document vectors of n-gram or FSA features). Such rows have hundreds of
+non-zeros out of tens of thousands of columns or more, but two of them nearly always share one, so their
+Gram matrix is dense: each output row is accumulated densely from the posting lists of its row's
+columns. Entry ``(i, j)`` is the sum over the columns of row ``i``, in the order row ``i`` stores them,
+of ``x[i, k] * y[j, k]``: the sum scipy's sparse product forms, in the same order, so the values are the
+same bit for bit (scipy's product also builds the sparse result first, in two passes, before the dense
+copy).
 """
 
 from __future__ import annotations
@@ -14,40 +16,35 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-
-@numba.njit(cache=True)
-def _cross_rows(x_indptr, x_indices, x_data, col_ptr, col_rows, col_data, out):
-    for i in range(x_indptr.size - 1):
-        row = out[i]
-        for p in range(x_indptr[i], x_indptr[i + 1]):
-            k, v = x_indices[p], x_data[p]
-            for q in range(col_ptr[k], col_ptr[k + 1]):
-                row[col_rows[q]] += v * col_data[q]
+from kernbench.kernels._prange import prange_njit
 
 
-@numba.njit(cache=True)
-def _self_rows(x_indptr, x_indices, x_data, col_ptr, col_rows, col_data, out):
-    # Rows in increasing order; next_entry[k] skips the entries of column k that belong to rows before i, so
-    # row i adds only to entries (i, j >= i). Row i's own entry in column k is then the first one left.
-    next_entry = col_ptr[:-1].copy()
-    n = x_indptr.size - 1
-    for i in range(n):
-        row = out[i]
-        for p in range(x_indptr[i], x_indptr[i + 1]):
-            k, v = x_indices[p], x_data[p]
-            for q in range(next_entry[k], col_ptr[k + 1]):
-                row[col_rows[q]] += v * col_data[q]
-            next_entry[k] += 1
-    for i in range(n):
-        for j in range(i + 1, n):
-            out[j, i] = out[i, j]
+@prange_njit
+def sparse_gram(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, ny, symmetric, out):
+    """``out = X Y^T`` for CSR ``X`` and ``Y^T`` given by feature (sorted posting lists of ``Y``'s rows).
 
-
-def _repeats_a_column(by_column: sp.csc_matrix) -> bool:
-    """Whether a row stores a column twice (scipy adds both; the mirrored loop assumes one)."""
-    same_row = np.diff(by_column.indices) == 0
-    same_column = np.diff(np.repeat(np.arange(by_column.shape[1]), np.diff(by_column.indptr))) == 0
-    return bool((same_row & same_column).any())
+    Each output row is accumulated densely from the posting lists of its
+    features, in parallel over rows; when ``symmetric`` (``Y = X``) only the
+    upper triangle is accumulated and then mirrored.
+    """
+    n = x_ptr.shape[0] - 1
+    for a in numba.prange(n):
+        acc = np.zeros(ny)
+        for q in range(x_ptr[a], x_ptr[a + 1]):
+            u, w = x_idx[q], x_val[q]
+            start = y_ptr[u]
+            if symmetric:
+                start += np.searchsorted(y_idx[y_ptr[u] : y_ptr[u + 1]], a)
+            for r in range(start, y_ptr[u + 1]):
+                acc[y_idx[r]] += w * y_val[r]
+        if symmetric:
+            out[a, a:] = acc[a:]
+        else:
+            out[a] = acc
+    if symmetric:
+        for a in numba.prange(n):
+            for b in range(a):
+                out[a, b] = out[b, a]
 
 
 def sparse_linear_gram(x, y=None) -> np.ndarray:
@@ -67,11 +64,14 @@ def sparse_linear_gram(x, y=None) -> np.ndarray:
     numpy.ndarray of shape (n, m)
     """
     x = sp.csr_matrix(x, dtype=float)
-    by_column = sp.csc_matrix(x if y is None else y, dtype=float)
-    if by_column.shape[1] != x.shape[1]:
-        raise ValueError(f"x has {x.shape[1]} columns and y {by_column.shape[1]}")
-    by_column.sort_indices()
-    out = np.zeros((x.shape[0], by_column.shape[0]))
-    rows = _self_rows if y is None and not _repeats_a_column(by_column) else _cross_rows
-    rows(x.indptr, x.indices, x.data, by_column.indptr, by_column.indices, by_column.data, out)
+    posting = sp.csc_matrix(x if y is None else y, dtype=float)
+    if posting.shape[1] != x.shape[1]:
+        raise ValueError(f"x has {x.shape[1]} columns and y {posting.shape[1]}")
+    posting.sort_indices()
+    out = np.empty((x.shape[0], posting.shape[0]))
+    sparse_gram(
+        x.indptr.astype(np.int64), x.indices.astype(np.int64), x.data,
+        posting.indptr.astype(np.int64), posting.indices.astype(np.int64), posting.data,
+        posting.shape[0], y is None, out,
+    )
     return out
