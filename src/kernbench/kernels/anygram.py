@@ -53,7 +53,7 @@ from numba import njit
 from kernbench.kernels import WESS_ROW_BLOCK
 from kernbench.kernels import _anygram_dp as dp
 from kernbench.kernels._prange import prange_njit
-from kernbench.kernels.sparse_linear import sparse_gram
+from kernbench.kernels.sparse_linear import accumulate_row, sparse_gram
 from kernbench.progress import progress
 
 VARIANTS = ("sm", "west", "wess")
@@ -284,13 +284,7 @@ def _sparse_gram_at(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, rows, cols, triang
     ny = cols.shape[0]
     for a in numba.prange(x_ptr.shape[0] - 1):
         acc = np.zeros(ny)
-        for q in range(x_ptr[a], x_ptr[a + 1]):
-            u, w = x_idx[q], x_val[q]
-            start = y_ptr[u]
-            if triangle:
-                start += np.searchsorted(y_idx[y_ptr[u] : y_ptr[u + 1]], a)
-            for r in range(start, y_ptr[u + 1]):
-                acc[y_idx[r]] += w * y_val[r]
+        accumulate_row(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, a, triangle, acc)
         for b in range(a if triangle else 0, ny):
             out[rows[a], cols[b]] = acc[b]
             if mirror:

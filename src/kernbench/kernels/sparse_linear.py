@@ -19,6 +19,18 @@ import scipy.sparse as sp
 from kernbench.kernels._prange import prange_njit
 
 
+@numba.njit(cache=True)
+def accumulate_row(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, a, upper, acc):
+    """Add row ``a`` of ``X Y^T`` into ``acc`` (columns ``>= a`` only, with ``upper``); see :func:`sparse_gram`."""
+    for q in range(x_ptr[a], x_ptr[a + 1]):
+        u, w = x_idx[q], x_val[q]
+        start = y_ptr[u]
+        if upper:
+            start += np.searchsorted(y_idx[y_ptr[u] : y_ptr[u + 1]], a)
+        for r in range(start, y_ptr[u + 1]):
+            acc[y_idx[r]] += w * y_val[r]
+
+
 @prange_njit
 def sparse_gram(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, ny, symmetric, out):
     """``out = X Y^T`` for CSR ``X`` and ``Y^T`` given by feature (sorted posting lists of ``Y``'s rows).
@@ -30,13 +42,7 @@ def sparse_gram(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, ny, symmetric, out):
     n = x_ptr.shape[0] - 1
     for a in numba.prange(n):
         acc = np.zeros(ny)
-        for q in range(x_ptr[a], x_ptr[a + 1]):
-            u, w = x_idx[q], x_val[q]
-            start = y_ptr[u]
-            if symmetric:
-                start += np.searchsorted(y_idx[y_ptr[u] : y_ptr[u + 1]], a)
-            for r in range(start, y_ptr[u + 1]):
-                acc[y_idx[r]] += w * y_val[r]
+        accumulate_row(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, a, symmetric, acc)
         if symmetric:
             out[a, a:] = acc[a:]
         else:
