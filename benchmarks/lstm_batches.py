@@ -1,4 +1,4 @@
-"""Seconds per LSTM training epoch with plain and length-bucketed batches, TensorFlow threads and XLA.
+"""Seconds per LSTM training epoch with plain and length-bucketed batches, TensorFlow threads, XLA and LSTM kernels.
 
 Trains one Table 4 model (a dataset, a system, one seed) for a few epochs under each
 ``bucket_batches`` value asked for, and prints per setting the wall seconds of the
@@ -11,7 +11,10 @@ Usage::
 
     python benchmarks/lstm_batches.py --prepared results/prepared/sst.parquet \
         --embeddings results/prepared/embeddings_glove6b50d.npz --dataset sst --system BiLSTM \
-        [--bucket-batches 1 50] [--epochs 3] [--threads 1] [--jit-compile | --nondeterministic]
+        [--bucket-batches 1 50] [--epochs 3] [--threads 1] [--jit-compile | --nondeterministic] [--keras-lstm]
+
+Training uses TensorFlow's fused ``BlockLSTM`` kernel, as the workflow does; ``--keras-lstm`` trains with
+``keras.layers.LSTM`` instead (the reference; ``--jit-compile`` implies it: XLA has no ``BlockLSTM``).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ def main(argv=None) -> None:
         "--nondeterministic", action="store_true",
         help="op determinism off without XLA, the baseline of --jit-compile",
     )  # fmt: skip
+    parser.add_argument("--keras-lstm", action="store_true", help="train with keras.layers.LSTM, not BlockLSTM")
     parser.add_argument("--seed", type=int, default=20140823)
     parser.add_argument("--config", default="config.yaml", help="config whose lstm block gives Table 4")
     args = parser.parse_args(argv)
@@ -67,16 +71,17 @@ def main(argv=None) -> None:
     lengths = np.array([len(t) for t in frame.loc[frame["split"] == "train", "tokens"]])
 
     xla = "on" if args.jit_compile else "off"
+    keras_lstm = args.keras_lstm or args.jit_compile
     print(
         f"machine: {platform.machine()} {platform.processor() or ''}; {args.threads} TensorFlow thread(s); XLA {xla}; "
-        f"op determinism {'on' if deterministic else 'off'}"
+        f"op determinism {'on' if deterministic else 'off'}; LSTM kernel {'Keras' if keras_lstm else 'BlockLSTM'}"
     )
     print(f"{args.dataset} {args.system}: {len(lengths)} training sentences, batch {settings['batch_size']}")
     for bucket_batches in args.bucket_batches:
         result = lstm.train_lstm(
             frame, emb.words, emb.vectors, cased=emb.cased, system=args.system,
             settings={**settings, "bucket_batches": bucket_batches}, seed=args.seed, dataset=args.dataset,
-            jit_compile=args.jit_compile,
+            jit_compile=args.jit_compile, block_lstm=not keras_lstm,
         )  # fmt: skip
         fit = result.timings["train"]
         print(json.dumps({

@@ -8,7 +8,10 @@ convention as the kernels. Then ``layers`` stacked LSTMs of ``hidden_size``
 units with tanh activation (wrapped in ``Bidirectional`` for BiLSTM, so each
 direction has ``hidden_size`` units), a dropout layer and a softmax output.
 Adam on sparse categorical cross-entropy; training stops early on dev
-accuracy and keeps the best-dev weights.
+accuracy and keeps the best-dev weights. Training computes each LSTM layer with
+TensorFlow's fused ``BlockLSTM`` kernel (:mod:`kernbench.papers.anygram.block_lstm`, the same
+equations and initial weights as ``keras.layers.LSTM``); the trained weights are then evaluated and
+saved in ``keras.layers.LSTM`` layers, so a saved model needs Keras alone.
 
 Batches are padded to their own longest sentence with id 0, and every LSTM
 layer is given the mask of the non-zero ids, so padding never reaches the
@@ -163,14 +166,20 @@ def planned_runs(config: dict) -> list[tuple[str, str, int]]:
 
 
 def configure_tensorflow(threads: int, *, deterministic: bool = True) -> None:
-    """Make TensorFlow deterministic and bound its thread pools to ``threads``.
+    """Make TensorFlow deterministic, bound its thread pools to ``threads`` and keep its freed memory.
 
     Call before TensorFlow runs its first op; later calls that ask for other
     thread counts are ignored with a warning (TensorFlow fixes them at start-up).
     ``deterministic=False`` leaves op determinism off, for timing XLA, which Keras
     does not compile under it (``benchmarks/lstm_batches.py --jit-compile``).
+    The C allocator keeps the memory of each step's tensors for the next
+    (:func:`kernbench.allocator.pad_heaps`).
     """
     import tensorflow as tf
+
+    from kernbench.allocator import LSTM_TOP_PAD, pad_heaps
+
+    pad_heaps(LSTM_TOP_PAD)
 
     if deterministic:
         tf.config.experimental.enable_op_determinism()
@@ -249,6 +258,7 @@ def build_model(
     aspect: bool,
     trainable_embeddings: bool = True,
     jit_compile: bool | str = "auto",
+    block_lstm: bool = False,
 ):
     """Build and compile the LSTM classifier.
 
@@ -274,6 +284,11 @@ def build_model(
         Compile the training and prediction steps with XLA. Keras leaves XLA off, even when asked for
         True (with a warning), while TensorFlow's op determinism is on, as :func:`configure_tensorflow`
         sets it; ``benchmarks/lstm_batches.py --jit-compile`` times True with determinism off.
+    block_lstm : bool
+        Compute each LSTM layer with TensorFlow's ``BlockLSTM`` kernel
+        (:class:`kernbench.papers.anygram.block_lstm.BlockLSTM`, for training) instead of
+        ``keras.layers.LSTM`` (for evaluating and saving: a model that Keras alone loads). Both have the
+        same weights, in the same order, with the same initial values.
 
     Returns
     -------
@@ -282,6 +297,10 @@ def build_model(
     """
     import keras
 
+    if block_lstm:
+        from kernbench.papers.anygram.block_lstm import BlockLSTM as LSTM
+    else:
+        LSTM = keras.layers.LSTM
     tokens = keras.Input(shape=(None,), dtype="int32", name="tokens")
     inputs = [tokens]
     # The padding mask is given to every LSTM explicitly: Concatenate would turn the embedding's
@@ -295,7 +314,7 @@ def build_model(
         inputs.append(marks)
         x = keras.layers.Concatenate(name="word_and_aspect")([x, marks])
     for i in range(layers):
-        lstm = keras.layers.LSTM(hidden_size, activation="tanh", return_sequences=i < layers - 1, name=f"lstm_{i + 1}")
+        lstm = LSTM(hidden_size, activation="tanh", return_sequences=i < layers - 1, name=f"lstm_{i + 1}")
         x = keras.layers.Bidirectional(lstm, name=f"bilstm_{i + 1}")(x, mask=mask) if bidirectional else lstm(x, mask=mask)
     x = keras.layers.Dropout(dropout, name="dropout")(x)
     outputs = keras.layers.Dense(n_classes, activation="softmax", name="output")(x)
@@ -471,6 +490,7 @@ def train_lstm(
     dataset: str,
     jit_compile: bool | str = "auto",
     on_epoch=None,
+    block_lstm: bool = True,
 ) -> LstmResult:
     """Train one LSTM on the train split, stop early on dev accuracy, evaluate dev and test.
 
@@ -494,6 +514,10 @@ def train_lstm(
     on_epoch : callable, optional
         Called as ``on_epoch(epoch, logs)`` after each epoch (1-based; ``logs`` as Keras' history records
         them), for example to log it while the model trains (:func:`epoch_callback`).
+    block_lstm : bool
+        Train with TensorFlow's fused ``BlockLSTM`` kernel (see :func:`build_model`); False trains with
+        ``keras.layers.LSTM``, for timing the two (``benchmarks/lstm_batches.py --keras-lstm``). Either way
+        the trained weights are evaluated and returned in ``keras.layers.LSTM`` layers.
 
     Returns
     -------
@@ -526,8 +550,7 @@ def train_lstm(
     data = {name: encoded(part) for name, part in splits.items()}
 
     keras.utils.set_random_seed(seed)
-    model = build_model(
-        embedding_matrix(vectors),
+    architecture = dict(
         n_classes=len(classes),
         bidirectional=SYSTEMS[system],
         layers=settings["layers"],
@@ -538,6 +561,7 @@ def train_lstm(
         trainable_embeddings=settings["trainable_embeddings"],
         jit_compile=jit_compile,
     )
+    model = build_model(embedding_matrix(vectors), **architecture, block_lstm=block_lstm)
     stopper = keras.callbacks.EarlyStopping(
         monitor="val_accuracy", mode="max", patience=settings["patience"], restore_best_weights=True
     )
@@ -561,6 +585,13 @@ def train_lstm(
     )
     trained = time.perf_counter() - started
     curves = {k: [float(v) for v in values] for k, values in sorted(history.history.items())}
+    # The best-dev weights in Keras' own LSTM layers: the model evaluated and saved needs Keras alone.
+    # The optimizer's state (of the last epoch) goes with them, as Keras saves it.
+    trained_model, model = model, build_model(embedding_matrix(vectors), **architecture)
+    model.set_weights(trained_model.get_weights())
+    model.optimizer.build(model.trainable_variables)
+    for target, source in zip(model.optimizer.variables, trained_model.optimizer.variables, strict=True):
+        target.assign(source)
 
     def predict(split, part):
         ids, aspect, _ = data[split]
