@@ -106,11 +106,15 @@ def test_block_model_has_the_keras_models_initial_weights_and_outputs(bidirectio
     np.testing.assert_allclose(block(batch).numpy(), reference(batch).numpy(), rtol=1e-5, atol=1e-6)
 
 
-def test_block_lstm_refuses_dropout_inside_the_layer():
+@pytest.mark.parametrize(("options", "named"), [
+    ({"dropout": 0.2}, "dropout"), ({"activation": "relu"}, "activation"),
+    ({"recurrent_activation": "hard_sigmoid"}, "recurrent_activation"), ({"use_bias": False}, "use_bias"),
+])  # fmt: skip
+def test_block_lstm_refuses_what_the_kernel_does_not_compute(options, named):
     import keras
 
     from kernbench.papers.anygram.block_lstm import BlockLSTM
 
     x, mask = _batch()
-    with pytest.raises(ValueError, match="dropout"):
-        BlockLSTM(3, dropout=0.2)(keras.ops.convert_to_tensor(x), mask=keras.ops.convert_to_tensor(mask))
+    with pytest.raises(ValueError, match=named):
+        BlockLSTM(3, **options)(keras.ops.convert_to_tensor(x), mask=keras.ops.convert_to_tensor(mask))

@@ -9,7 +9,8 @@ tanh cell, no peepholes, no clipping.
 :class:`BlockLSTM` is ``keras.layers.LSTM`` with that kernel as its inner loop. The weights, their
 initialisers and their random draws are Keras' own, so a model has the same initial weights as with
 ``keras.layers.LSTM``; only the order of floating-point sums differs (the input and recurrent products are
-one product of the concatenated ``[x, h]``), which changes results in the last bits. Padding follows the
+one product of the concatenated ``[x, h]``), which changes values in the last bits; over many training steps
+a run can then end elsewhere, as with another seed. Padding follows the
 mask as Keras' cuDNN path does: a right-padded sequence is read up to its length (reversed within its
 length for ``go_backwards``), and the steps after it give zeros.
 """
@@ -82,18 +83,24 @@ def block_lstm_sequence(inputs, mask, kernel, recurrent_kernel, bias, *, go_back
 class BlockLSTM(keras.layers.LSTM):
     """``keras.layers.LSTM`` computed by TensorFlow's ``BlockLSTM`` kernel (see the module docstring).
 
-    It takes the arguments of ``keras.layers.LSTM`` with their defaults for the activations, and no dropout
-    inside the layer, initial state, returned state or statefulness: what the any-gram paper's models use.
+    It takes the arguments of ``keras.layers.LSTM`` with the activations and bias of ``BlockLSTM`` (tanh,
+    sigmoid gates, a bias) and without dropout inside the layer or statefulness: what the any-gram paper's
+    models use. It runs from zero states and returns no state.
     """
 
     def inner_loop(self, sequences, initial_state, mask, training=False):
         """The layer's time loop as one ``BlockLSTM`` op: ``(last output, outputs, [h, c])`` as Keras' own."""
+        cell = self.cell
         if self.dropout or self.recurrent_dropout or self.stateful:
             raise ValueError("BlockLSTM: dropout, recurrent_dropout and stateful are not supported")
+        if (cell.activation, cell.recurrent_activation, cell.use_bias) != (
+            keras.activations.tanh, keras.activations.sigmoid, True,
+        ):  # fmt: skip
+            raise ValueError("BlockLSTM: only activation='tanh', recurrent_activation='sigmoid' and use_bias=True")
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
         last, outputs = block_lstm_sequence(
-            sequences, mask, self.cell.kernel, self.cell.recurrent_kernel, self.cell.bias,
+            sequences, mask, cell.kernel, cell.recurrent_kernel, cell.bias,
             go_backwards=self.go_backwards,
         )  # fmt: skip
         # The cell state is not needed: the layer returns no state.
