@@ -64,6 +64,8 @@ def block_lstm_sequence(inputs, mask, kernel, recurrent_kernel, bias, *, go_back
     units = tf.shape(recurrent_kernel)[0]
     zeros = tf.zeros(tf.stack([batch, units]), dtype=x.dtype)
     no_peephole = tf.zeros(tf.reshape(units, [1]), dtype=x.dtype)
+    # BlockLSTM, not BlockLSTMV2 (which has Keras' gate order): TensorFlow registers V1's gradient for V2,
+    # and that gradient reads V2's gates in V1's order.
     *_, h = tf.raw_ops.BlockLSTM(
         seq_len_max=tf.cast(steps, tf.int64), x=x, cs_prev=zeros, h_prev=zeros,
         w=_icfo(tf.concat([kernel, recurrent_kernel], axis=0)), wci=no_peephole, wcf=no_peephole, wco=no_peephole,
