@@ -53,7 +53,7 @@ from numba import njit
 from kernbench.kernels import WESS_ROW_BLOCK
 from kernbench.kernels import _anygram_dp as dp
 from kernbench.kernels._prange import prange_njit
-from kernbench.kernels.sparse_linear import accumulate_row, sparse_gram
+from kernbench.kernels.sparse_linear import accumulate_row, gram_operands, sparse_gram
 from kernbench.progress import progress
 
 VARIANTS = ("sm", "west", "wess")
@@ -302,12 +302,7 @@ def _sm_operands(X, Y, lam):
         ty, oy = _flat_ids(Y)
         phi = _ngram_maps(np.concatenate([tx, ty]), np.concatenate([ox, oy[1:] + ox[-1]]), lam)
         phi_x, phi_y = phi[:nx], phi[nx:]
-    post = phi_y.T.tocsr()  # feature -> (sentence, weight) posting lists
-    post.sort_indices()
-    return (
-        phi_x.indptr.astype(np.int64), phi_x.indices.astype(np.int64), phi_x.data,
-        post.indptr.astype(np.int64), post.indices.astype(np.int64), post.data,
-    )
+    return gram_operands(phi_x, None if Y is None else phi_y)
 
 
 def _sm_chunks(lengths: np.ndarray, budget: int, long_length: int) -> tuple[list[np.ndarray], np.ndarray]:

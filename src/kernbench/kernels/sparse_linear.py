@@ -53,6 +53,26 @@ def sparse_gram(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, ny, symmetric, out):
                 out[a, b] = out[b, a]
 
 
+def gram_operands(x, y=None) -> tuple[np.ndarray, ...]:
+    """The arrays :func:`sparse_gram` takes for ``x @ y.T``: the CSR rows of ``x`` and the posting lists of
+    ``y``'s columns (each column's rows in increasing order, with their values; ``y`` is ``x`` when None).
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` have different numbers of columns.
+    """
+    x = sp.csr_matrix(x, dtype=float)
+    posting = sp.csc_matrix(x if y is None else y, dtype=float)
+    if posting.shape[1] != x.shape[1]:
+        raise ValueError(f"x has {x.shape[1]} columns and y {posting.shape[1]}")
+    posting.sort_indices()
+    return (
+        x.indptr.astype(np.int64), x.indices.astype(np.int64), x.data,
+        posting.indptr.astype(np.int64), posting.indices.astype(np.int64), posting.data,
+    )  # fmt: skip
+
+
 def sparse_linear_gram(x, y=None) -> np.ndarray:
     """Dense ``x @ y.T`` of two sets of sparse rows.
 
@@ -69,15 +89,9 @@ def sparse_linear_gram(x, y=None) -> np.ndarray:
     -------
     numpy.ndarray of shape (n, m)
     """
-    x = sp.csr_matrix(x, dtype=float)
-    posting = sp.csc_matrix(x if y is None else y, dtype=float)
-    if posting.shape[1] != x.shape[1]:
-        raise ValueError(f"x has {x.shape[1]} columns and y {posting.shape[1]}")
-    posting.sort_indices()
-    out = np.empty((x.shape[0], posting.shape[0]))
-    sparse_gram(
-        x.indptr.astype(np.int64), x.indices.astype(np.int64), x.data,
-        posting.indptr.astype(np.int64), posting.indices.astype(np.int64), posting.data,
-        posting.shape[0], y is None, out,
-    )
+    operands = gram_operands(x, y)
+    n = operands[0].size - 1
+    m = n if y is None else y.shape[0]
+    out = np.empty((n, m))
+    sparse_gram(*operands, m, y is None, out)
     return out

@@ -359,8 +359,9 @@ def _counted_precision_at_positive_predictions(y_true, score, draws):
 
 
 #: metric -> its value on every resample from the draw counts (None when that would not be exact: the
-#: ranking metrics then sort every resample, where a tie mixes items they average over with items they do not). The ranking metrics take the counts item-major
-#: (:func:`_draws_by_item`), the others resample-major (:func:`_resample_counts`).
+#: ranking metrics then sort every resample, where a tie mixes items they average over with items they do
+#: not). The ranking metrics take the counts item-major (:func:`_draws_by_item`), the others resample-major
+#: (:func:`_resample_counts`).
 COUNTED = {
     "accuracy": _counted_accuracy,
     "macro_f1": _counted_macro_f1,

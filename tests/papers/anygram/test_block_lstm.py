@@ -109,6 +109,7 @@ def test_block_model_has_the_keras_models_initial_weights_and_outputs(bidirectio
 @pytest.mark.parametrize(("options", "named"), [
     ({"dropout": 0.2}, "dropout"), ({"activation": "relu"}, "activation"),
     ({"recurrent_activation": "hard_sigmoid"}, "recurrent_activation"), ({"use_bias": False}, "use_bias"),
+    ({"return_state": True}, "return_state"),
 ])  # fmt: skip
 def test_block_lstm_refuses_what_the_kernel_does_not_compute(options, named):
     import keras

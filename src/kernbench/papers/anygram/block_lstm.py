@@ -86,15 +86,15 @@ class BlockLSTM(keras.layers.LSTM):
     """``keras.layers.LSTM`` computed by TensorFlow's ``BlockLSTM`` kernel (see the module docstring).
 
     It takes the arguments of ``keras.layers.LSTM`` with the activations and bias of ``BlockLSTM`` (tanh,
-    sigmoid gates, a bias) and without dropout inside the layer or statefulness: what the any-gram paper's
-    models use. It runs from zero states and returns no state.
+    sigmoid gates, a bias) and without dropout inside the layer, statefulness or returned state: what the
+    any-gram paper's models use. It runs from zero states.
     """
 
     def inner_loop(self, sequences, initial_state, mask, training=False):
         """The layer's time loop as one ``BlockLSTM`` op: ``(last output, outputs, [h, c])`` as Keras' own."""
         cell = self.cell
-        if self.dropout or self.recurrent_dropout or self.stateful:
-            raise ValueError("BlockLSTM: dropout, recurrent_dropout and stateful are not supported")
+        if self.dropout or self.recurrent_dropout or self.stateful or self.return_state:
+            raise ValueError("BlockLSTM: dropout, recurrent_dropout, stateful and return_state are not supported")
         if (cell.activation, cell.recurrent_activation, cell.use_bias) != (
             keras.activations.tanh, keras.activations.sigmoid, True,
         ):  # fmt: skip
@@ -105,5 +105,5 @@ class BlockLSTM(keras.layers.LSTM):
             sequences, mask, cell.kernel, cell.recurrent_kernel, cell.bias,
             go_backwards=self.go_backwards,
         )  # fmt: skip
-        # The cell state is not needed: the layer returns no state.
+        # The states are not read: the layer refuses return_state.
         return last, outputs, [last, keras.ops.zeros_like(last)]

@@ -561,7 +561,8 @@ def train_lstm(
         trainable_embeddings=settings["trainable_embeddings"],
         jit_compile=jit_compile,
     )
-    model = build_model(embedding_matrix(vectors), **architecture, block_lstm=block_lstm)
+    matrix = embedding_matrix(vectors)
+    model = build_model(matrix, **architecture, block_lstm=block_lstm)
     stopper = keras.callbacks.EarlyStopping(
         monitor="val_accuracy", mode="max", patience=settings["patience"], restore_best_weights=True
     )
@@ -587,7 +588,7 @@ def train_lstm(
     curves = {k: [float(v) for v in values] for k, values in sorted(history.history.items())}
     # The best-dev weights in Keras' own LSTM layers: the model evaluated and saved needs Keras alone.
     # The optimizer's state (of the last epoch) goes with them, as Keras saves it.
-    trained_model, model = model, build_model(embedding_matrix(vectors), **architecture)
+    trained_model, model = model, build_model(matrix, **architecture)
     model.set_weights(trained_model.get_weights())
     model.optimizer.build(model.trainable_variables)
     for target, source in zip(model.optimizer.variables, trained_model.optimizer.variables, strict=True):
