@@ -71,10 +71,12 @@ rule lstm:
 
 # Sensitivity rows of the LSTMs (tables/sensitivity.csv): every system and seed retrained with the alternative of
 # each open choice (anygram_plan.LSTM_CHOICES), one job per (choice, dataset) for its systems and seeds
-# (TensorFlow loaded once); the default side is the main runs' predictions.
+# (TensorFlow loaded once); the default side is the main runs' predictions. One job per choice then compares
+# them over its datasets.
 LSTM_SENS_RUNS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY_RUN}"
 LSTM_SENSITIVITY_JOB = anygram_plan.LSTM_SENSITIVITY_JOB
 LSTM_SENS = f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY}"
+LSTM_SENSITIVITY_DATASETS = anygram_plan.lstm_sensitivity_datasets(config)
 
 
 rule lstm_sensitivity_run:
@@ -123,22 +125,26 @@ rule lstm_sensitivity_run:
         '--tracking-uri="$KERNBENCH_TRACKING_URI" --mlflow-artifacts {params.mlflow_artifacts:q} > {log:q} 2>&1'
 
 
-rule lstm_sensitivity_dataset:
+rule lstm_sensitivity:
+    # The rows of one choice over every dataset retrained for it: a few seconds of bootstrap, one process.
     input:
-        prepared=f"{RESULTS}/prepared/{{dataset}}.parquet",
-        defaults=lambda wc: [
-            f"{RESULTS}/{anygram_plan.LSTM_RUN.format(dataset=wc.dataset, system=s, seed=seed)}.predictions.parquet"
+        prepared=[f"{RESULTS}/prepared/{dataset}.parquet" for dataset in LSTM_SENSITIVITY_DATASETS],
+        defaults=[
+            f"{RESULTS}/{anygram_plan.LSTM_RUN.format(dataset=dataset, system=s, seed=seed)}.predictions.parquet"
+            for dataset in LSTM_SENSITIVITY_DATASETS
             for s in config["lstm"]["systems"]
             for seed in config["lstm"]["seeds"]
         ],
         alternatives=lambda wc: [
-            f"{RESULTS}/{anygram_plan.LSTM_SENSITIVITY_RUN.format(choice=wc.choice, dataset=wc.dataset, system=s, seed=seed)}.predictions.parquet"
+            f"{LSTM_SENS_RUNS.format(choice=wc.choice, dataset=dataset, system=s, seed=seed)}.predictions.parquet"
+            for dataset in LSTM_SENSITIVITY_DATASETS
             for s in config["lstm"]["systems"]
             for seed in config["lstm"]["seeds"]
         ],
     output:
-        f"{LSTM_SENS}/{{dataset}}.csv",
+        f"{LSTM_SENS}.csv",
     params:
+        datasets=LSTM_SENSITIVITY_DATASETS,
         settings=json.dumps(config["lstm"], sort_keys=True),
         # runs/anygram/<dataset>/lstm/<file> -> runs/anygram
         runs_dir=lambda wildcards, input: os.path.dirname(os.path.dirname(os.path.dirname(input.defaults[0]))),
@@ -147,12 +153,11 @@ rule lstm_sensitivity_dataset:
         resamples=config["uncertainty"]["resamples"],
         seed=config["seed"],
     log:
-        f"{LOGS}/{anygram_plan.LSTM_SENSITIVITY}/{{dataset}}.log",
+        f"{LOGS}/{anygram_plan.LSTM_SENSITIVITY}.log",
     benchmark:
-        f"{BENCHMARKS}/lstm_sensitivity_dataset/{anygram_plan.LSTM_SENSITIVITY}/{{dataset}}.tsv"
+        f"{BENCHMARKS}/lstm_sensitivity/{anygram_plan.LSTM_SENSITIVITY}.tsv"
     wildcard_constraints:
         choice="|".join(anygram_plan.LSTM_CHOICES),
-        dataset="|".join(TOKENISED),
     conda:
         CONDA_ENV
     threads: 1
@@ -160,6 +165,7 @@ rule lstm_sensitivity_dataset:
         mem_mb=1000,
         runtime=30,
     shell:
-        "kernbench lstm-sensitivity --choice {wildcards.choice} --datasets {wildcards.dataset} "
+        "kernbench lstm-sensitivity --choice {wildcards.choice} --datasets {params.datasets:q} "
         "--prepared {input.prepared:q} --runs-dir {params.runs_dir:q} --alternatives-dir {params.alternatives_dir:q} "
-        "--settings {params.settings:q} --resamples {params.resamples} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
+        "--settings {params.settings:q} --resamples {params.resamples} --seed {params.seed} --out {output:q} "
+        "> {log:q} 2>&1"

@@ -90,10 +90,11 @@ def targets(config: dict, results: str) -> PaperTargets:
             f"{results}/figures/anygram_accuracy.png",
             f"{results}/figures/anygram_throughput.png",
         ]
+    # One file of rows per LSTM choice, over every dataset retrained for it.
     sensitivity = [
-        f"{results}/{LSTM_SENSITIVITY.format(choice=c)}/{d}.csv"
+        f"{results}/{LSTM_SENSITIVITY.format(choice=c)}.csv"
         for c in lstm_choices(config)
-        for d in lstm_sensitivity_datasets(config)
+        if lstm_sensitivity_datasets(config)
     ]
     sensitivity += [f"{results}/sensitivity/anygram/{choice}.csv" for choice, *_ in sensitivity_jobs(config).values()]
     return PaperTargets(records=records, outputs=outputs, sensitivity=sensitivity, cost_inputs=cost_inputs)

@@ -41,17 +41,8 @@ from kernbench.kernels.fisher import (
 from kernbench.kernels.sparse_linear import sparse_linear_gram
 from kernbench.metrics import ranking_scores, thresholded_average_precision
 from kernbench.progress import progress
+from kernbench.papers.fisher.systems import SYSTEMS
 from kernbench.runs import select_on_dev, table_rows
-
-#: Systems of Table 1: feature family and weighting.
-SYSTEMS = {
-    "BoW-TFIDF": ("bow", None),
-    "ngram-uniform": ("ngram", "uniform"),
-    "ngram-nonuniform": ("ngram", "nonuniform"),
-    "ngram-ln": ("ngram", "ln"),
-    "FSA-uniform": ("fsa", "uniform"),
-    "FSA-ln": ("fsa", "ln"),
-}
 
 
 #: Row metrics of a (system, category) run record.

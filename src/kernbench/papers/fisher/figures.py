@@ -54,7 +54,7 @@ def fisher_figure(table: pd.DataFrame, *, source="the table"):
         If the table has no test average precision rows.
     """
     from kernbench.data.reuters import TOP10
-    from kernbench.papers.fisher.experiment import SYSTEMS
+    from kernbench.papers.fisher.systems import SYSTEMS
 
     plt = pyplot()
     test = table[(table["split"] == "test") & table["metric"].isin(list(FISHER_MEASURES))]

@@ -44,13 +44,13 @@ from kernbench.kernels.fisher import Features
 from kernbench.papers.fisher.experiment import (
     DOCUMENT_SETS,
     SVM_KEYS,
-    SYSTEMS,
     depends_on_c,
     feature_counts,
     load_features,
     svm_decisions,
     weighted_features,
 )
+from kernbench.papers.fisher.systems import SYSTEMS
 from kernbench.report.sensitivity import sensitivity_row
 from kernbench.report.uncertainty import METRICS, paired_comparison
 

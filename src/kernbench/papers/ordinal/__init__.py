@@ -18,6 +18,8 @@ REFERENCE_SYSTEMS = ("FFS", "Triv")
 SYSTEMS = (*REFERENCE_SYSTEMS, *SELECTION_METHODS)
 #: Methods with the IDF exponent ``a``, tuned on dev.
 METHODS_WITH_A = ("Var*IDF", "RR(Var*IDF)", "RR(NC*IDF)")
+#: Rank every document gets from the trivial baseline (Triv).
+TRIVIAL_RANK = 3
 
 #: File-name slug of each system (the names hold ``*`` and parentheses).
 SLUGS = {

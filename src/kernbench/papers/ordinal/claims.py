@@ -24,8 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from kernbench.papers.ordinal import BASELINE_METHODS, NEW_METHODS
-from kernbench.papers.ordinal.runner import TRIVIAL_RANK
+from kernbench.papers.ordinal import BASELINE_METHODS, NEW_METHODS, TRIVIAL_RANK
 from kernbench.records import load_record
 from kernbench.report.uncertainty import metric_value, paired_comparison, resampled_metric
 

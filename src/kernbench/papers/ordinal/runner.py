@@ -31,14 +31,11 @@ from sklearn.svm import LinearSVR
 
 from kernbench.data import SPLITS
 from kernbench.metrics import mae_macro
-from kernbench.papers.ordinal import METHODS_WITH_A, SYSTEMS
+from kernbench.papers.ordinal import METHODS_WITH_A, SYSTEMS, TRIVIAL_RANK
 from kernbench.papers.ordinal.scores import feature_order, rank_stats
 from kernbench.papers.ordinal.selection import select
 from kernbench.progress import progress
 from kernbench.runs import select_on_dev
-
-#: Rank every document gets from the trivial baseline.
-TRIVIAL_RANK = 3
 
 
 @dataclass
