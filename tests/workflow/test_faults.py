@@ -338,6 +338,7 @@ def test_track_failing_mid_run_is_redone_on_rerun(tmp_path):
     assert [m["status"] for m in again] == ["unchanged", "unchanged"]
 
 
+@pytest.mark.slow  # mostly a wait: started early, beside the shared smoke run, which takes up the idle core
 def test_locked_store_fails_clearly_then_succeeds_when_rerun(tmp_path):
     records = _records(tmp_path)
     uri = default_tracking_uri(tmp_path)
