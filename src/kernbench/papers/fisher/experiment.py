@@ -40,8 +40,8 @@ from kernbench.kernels.fisher import (
 )
 from kernbench.kernels.sparse_linear import sparse_linear_gram
 from kernbench.metrics import ranking_scores, thresholded_average_precision
-from kernbench.progress import progress
 from kernbench.papers.fisher.systems import SYSTEMS
+from kernbench.progress import progress
 from kernbench.runs import select_on_dev, table_rows
 
 
