@@ -294,15 +294,12 @@ def _sparse_gram_at(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, rows, cols, triang
 def _sm_operands(X, Y, lam):
     """CSR arrays of the n-gram maps of ``X`` and the posting lists of ``Y`` (``X`` itself when ``None``)."""
     tx, ox = _flat_ids(X)
-    nx = ox.size - 1
     if Y is None:
-        phi = _ngram_maps(tx, ox, lam)
-        phi_x, phi_y = phi, phi
-    else:
-        ty, oy = _flat_ids(Y)
-        phi = _ngram_maps(np.concatenate([tx, ty]), np.concatenate([ox, oy[1:] + ox[-1]]), lam)
-        phi_x, phi_y = phi[:nx], phi[nx:]
-    return gram_operands(phi_x, None if Y is None else phi_y)
+        return gram_operands(_ngram_maps(tx, ox, lam))
+    ty, oy = _flat_ids(Y)
+    phi = _ngram_maps(np.concatenate([tx, ty]), np.concatenate([ox, oy[1:] + ox[-1]]), lam)
+    nx = ox.size - 1
+    return gram_operands(phi[:nx], phi[nx:])
 
 
 def _sm_chunks(lengths: np.ndarray, budget: int, long_length: int) -> tuple[list[np.ndarray], np.ndarray]:

@@ -128,19 +128,11 @@ rule lstm_sensitivity_run:
 rule lstm_sensitivity:
     # The rows of one choice over every dataset retrained for it: a few seconds of bootstrap, one process.
     input:
-        prepared=[f"{RESULTS}/prepared/{dataset}.parquet" for dataset in LSTM_SENSITIVITY_DATASETS],
-        defaults=[
-            f"{RESULTS}/{anygram_plan.LSTM_RUN.format(dataset=dataset, system=s, seed=seed)}.predictions.parquet"
-            for dataset in LSTM_SENSITIVITY_DATASETS
-            for s in config["lstm"]["systems"]
-            for seed in config["lstm"]["seeds"]
-        ],
-        alternatives=lambda wc: [
-            f"{LSTM_SENS_RUNS.format(choice=wc.choice, dataset=dataset, system=s, seed=seed)}.predictions.parquet"
-            for dataset in LSTM_SENSITIVITY_DATASETS
-            for s in config["lstm"]["systems"]
-            for seed in config["lstm"]["seeds"]
-        ],
+        prepared=expand(f"{RESULTS}/prepared/{{dataset}}.parquet", dataset=LSTM_SENSITIVITY_DATASETS),
+        defaults=expand(LSTM_FILES(LSTM_RUNS, ".predictions.parquet"), dataset=LSTM_SENSITIVITY_DATASETS),
+        alternatives=lambda wc: expand(
+            LSTM_FILES(LSTM_SENS_RUNS, ".predictions.parquet"), choice=wc.choice, dataset=LSTM_SENSITIVITY_DATASETS
+        ),
     output:
         f"{LSTM_SENS}.csv",
     params:
