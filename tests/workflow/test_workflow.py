@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -26,34 +27,43 @@ def kernbench(*args):
     return subprocess.run([sys.executable, "-m", "kernbench.cli", *args], capture_output=True, text=True)
 
 
-@pytest.mark.parametrize(
-    ("override", "named"),
-    [
-        ("datasets=[sst,imdb]", "imdb"),
-        ("seed=-1", "seed"),
-        ("semeval14={dev_fraction: -0.2}", "dev_fraction"),
-        ("no_such_key=1", "config: unknown key 'no_such_key'"),
-        ("seed=twelve", "twelve"),
-        ("seed=4294967296", "seed"),  # numpy and scikit-learn take 32-bit seeds
-        ("seed=1.5", "seed"),
-        ("anygram={lam: 1.5}", "['lam']"),
-        ("profile=huge", "huge"),
-        ("baselines={C: [], reuters_C: 1, svr_epsilon: 0, min_df: 1, sublinear_tf: false}", "['C']"),
-        ("fisher={c: auto}", "auto"),
-        ("catalog={sst: {path: mine.csv, sha256: " + "0" * 64 + "}}", "catalog.sst: 'sst' is a built-in dataset"),
-        ("ordinal={datasets: [sst]}", "ordinal.datasets names 'sst', not one of the rated (1-5) datasets"),
-        ("catalog={mine: {path: mine.txt, sha256: " + "0" * 64 + "}}", "mine.txt"),
-        # a paper's section, checked by the schema fragment of its package and by its list of names
-        ("fisher={k: 9}", "On instance['fisher']['k']"),
-        ("fisher={lowercase: maybe}", "'maybe' is not of type 'boolean'"),
-        ("lstm={no_such_option: 1}", "'no_such_option' was unexpected"),
-        ("fisher={categories: [earn, wheat2]}", "config: fisher.categories names 'wheat2', not one of the Reuters"),
-        ("lstm={hyperparameters: {imdb: {}}}", "config: lstm.hyperparameters names 'imdb'"),
-        ("tables=[baselines,imdb]", "config: tables names 'imdb'"),
-        ("gap_tolerance={ordinal: 1}", "config: gap_tolerance names 'ordinal'"),
-    ],
-)
-def test_bad_config_is_rejected_at_start_up_naming_the_key(tmp_path, override, named):
+BAD_CONFIGS = [
+    ("datasets=[sst,imdb]", "imdb"),
+    ("seed=-1", "seed"),
+    ("semeval14={dev_fraction: -0.2}", "dev_fraction"),
+    ("no_such_key=1", "config: unknown key 'no_such_key'"),
+    ("seed=twelve", "twelve"),
+    ("seed=4294967296", "seed"),  # numpy and scikit-learn take 32-bit seeds
+    ("seed=1.5", "seed"),
+    ("anygram={lam: 1.5}", "['lam']"),
+    ("profile=huge", "huge"),
+    ("baselines={C: [], reuters_C: 1, svr_epsilon: 0, min_df: 1, sublinear_tf: false}", "['C']"),
+    ("fisher={c: auto}", "auto"),
+    ("catalog={sst: {path: mine.csv, sha256: " + "0" * 64 + "}}", "catalog.sst: 'sst' is a built-in dataset"),
+    ("ordinal={datasets: [sst]}", "ordinal.datasets names 'sst', not one of the rated (1-5) datasets"),
+    ("catalog={mine: {path: mine.txt, sha256: " + "0" * 64 + "}}", "mine.txt"),
+    # a paper's section, checked by the schema fragment of its package and by its list of names
+    ("fisher={k: 9}", "On instance['fisher']['k']"),
+    ("fisher={lowercase: maybe}", "'maybe' is not of type 'boolean'"),
+    ("lstm={no_such_option: 1}", "'no_such_option' was unexpected"),
+    ("fisher={categories: [earn, wheat2]}", "config: fisher.categories names 'wheat2', not one of the Reuters"),
+    ("lstm={hyperparameters: {imdb: {}}}", "config: lstm.hyperparameters names 'imdb'"),
+    ("tables=[baselines,imdb]", "config: tables names 'imdb'"),
+    ("gap_tolerance={ordinal: 1}", "config: gap_tolerance names 'ordinal'"),
+]
+
+
+@pytest.mark.parametrize(("override", "named"), BAD_CONFIGS)
+def test_bad_config_is_rejected_at_start_up_naming_the_key(tmp_path, override, named, monkeypatch):
+    results = tmp_path / "results"
+    monkeypatch.chdir(REPO_ROOT)
+    assert named in _planning_error(f"results_dir={results}", override)
+    assert not results.exists()
+
+
+@pytest.mark.parametrize(("override", "named"), [BAD_CONFIGS[3], BAD_CONFIGS[4]])
+def test_bad_config_stops_the_command_line_naming_the_key(tmp_path, override, named):
+    """On the command line: a non-zero exit and the message, for a key no schema knows and for a schema's refusal."""
     results = tmp_path / "results"
     result = snakemake("--dry-run", "--config", f"results_dir={results}", override)
     assert result.returncode != 0
@@ -332,19 +342,46 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(smoke_run):
     # The report of this run: tests/workflow/test_report.py.
 
 
-def _rules(config):
-    """Every rule of the workflow as Snakemake builds it for ``config`` (overrides of config.yaml)."""
+@contextlib.contextmanager
+def _workflow(config):
+    """The workflow as Snakemake's API parses it in this process for ``config`` (overrides of config.yaml)."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
     with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
-        workflow = api.workflow(
+        yield api.workflow(
             resource_settings=ResourceSettings(cores=1),
             config_settings=ConfigSettings(config=config),
             snakefile=REPO_ROOT / "Snakefile",
             workdir=REPO_ROOT,
         )
+
+
+def _rules(config):
+    """Every rule of the workflow as Snakemake builds it for ``config`` (overrides of config.yaml)."""
+    with _workflow(config) as workflow:
         return list(workflow._workflow.rules)
+
+
+def _planning_error(*overrides: str) -> str:
+    """The message of the error that stops Snakemake planning the workflow with ``--config OVERRIDES``.
+
+    In this process, through Snakemake's API with the command line's parser of ``--config``: each case costs
+    a parse of the Snakefile instead of a Snakemake start-up. The messages of the error and of every error
+    it wraps, as the command line prints them.
+    """
+    from snakemake.cli import parse_config
+
+    try:
+        with _workflow(parse_config(overrides)) as workflow:
+            workflow.dag()
+    except Exception as error:  # any error that stops the plan
+        messages, seen = [], error
+        while seen is not None:
+            messages += [str(seen), *(str(arg) for arg in getattr(seen, "args", ()) if isinstance(arg, Exception))]
+            seen = seen.__cause__ or seen.__context__
+        return "\n".join(messages)
+    raise AssertionError(f"the workflow plans with {overrides}")
 
 
 def test_each_papers_rules_come_from_files_of_its_own_package():
