@@ -86,9 +86,9 @@ def smoke_run(tmp_path_factory):
     """One smoke-profile run from scratch, shared by the end-to-end tests: ``(results_dir, completed process)``.
 
     It runs with more jobs than the machine's two cores (``--cores 3``), so that the jobs of every
-    paper meet under load, in another order than the README's ``--cores 2``; the third job slot costs
-    less CPU than a fourth, which the machine spends on switching between processes. The tests that use it read the run;
-    those that rerun Snakemake on it leave its tables as they are. ``KERNBENCH_SMOKE_RESULTS``
+    paper meet under load, in another order than the README's ``--cores 2``; three job slots cost less
+    CPU than four (0.94 of it in paired smoke runs). The tests that use it read the run; those that
+    rerun Snakemake on it leave its tables as they are. ``KERNBENCH_SMOKE_RESULTS``
     names a directory, which must not exist yet, to run it into and keep afterwards
     (``.ci/run`` compares its tables with another smoke run's).
     """
