@@ -83,25 +83,42 @@ def run_snakemake(command, **kwargs):
 
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory):
-    """One smoke-profile run from scratch, shared by the end-to-end tests: ``(results_dir, completed process)``.
+    """One finished smoke-profile run, shared by the end-to-end tests: ``(results_dir, completed process)``.
 
-    It runs with more jobs than the machine's two cores (``--cores 3``), so that the jobs of every
-    paper meet under load, in another order than the README's ``--cores 2``; three job slots cost less
-    CPU than four (0.94 of it in paired smoke runs). The tests that use it read the run; those that
-    rerun Snakemake on it leave its tables as they are. ``KERNBENCH_SMOKE_RESULTS``
-    names a directory, which must not exist yet, to run it into and keep afterwards
-    (``.ci/run`` compares its tables with another smoke run's).
+    By default the suite makes it, from scratch, with more jobs than the machine's two cores
+    (``--cores 3``), so that the jobs of every paper meet under load, in another order than the README's
+    ``--cores 2``; three job slots cost less CPU than four (0.94 of it in paired smoke runs). The tests that
+    use it read the run; those that rerun Snakemake on it leave its tables as they are.
+
+    ``KERNBENCH_SMOKE_RUN`` names a smoke run already made from scratch on this checkout instead
+    (:func:`finished_smoke_run`): ``.ci/run`` passes the one the README's first command made.
     """
-    given = os.environ.get("KERNBENCH_SMOKE_RESULTS")
-    if given and Path(given).exists():
-        pytest.fail(f"KERNBENCH_SMOKE_RESULTS={given} already exists; the smoke run must start from scratch")
-    results = Path(given) if given else tmp_path_factory.mktemp("smoke") / "results"
+    given = os.environ.get("KERNBENCH_SMOKE_RUN")
+    if given:
+        return finished_smoke_run(Path(given))
+    results = tmp_path_factory.mktemp("smoke") / "results"
     run = run_snakemake(
         [*SNAKEMAKE, "--cores", "3", "--config", "profile=smoke", f"results_dir={results}"],
         cwd=REPO_ROOT,
     )
     assert run.returncode == 0, run.stderr[-3000:]
     return results, run
+
+
+def finished_smoke_run(run_dir: Path) -> tuple[Path, subprocess.CompletedProcess]:
+    """A smoke run made outside the suite: ``run_dir/results`` (its results_dir) and its Snakemake
+    command's terminal output, ``run_dir/snakemake.stdout`` and ``run_dir/snakemake.stderr``.
+
+    Fails, naming the file, when one of them or the run's ``results.md`` (its last table step) is missing.
+    """
+    results = run_dir / "results"
+    stdout, stderr = run_dir / "snakemake.stdout", run_dir / "snakemake.stderr"
+    missing = [str(path) for path in (results / "results.md", stdout, stderr) if not path.is_file()]
+    if missing:
+        pytest.fail(f"KERNBENCH_SMOKE_RUN={run_dir} is not a finished smoke run: no {', no '.join(missing)}")
+    return results, subprocess.CompletedProcess(
+        args=f"snakemake run into {results}", returncode=0, stdout=stdout.read_text(), stderr=stderr.read_text()
+    )
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO_ROOT, SNAKEMAKE, run_snakemake
+from tests.conftest import REPO_ROOT, SNAKEMAKE, finished_smoke_run, run_snakemake
 
 
 def snakemake(*args, cwd=REPO_ROOT):
@@ -239,10 +239,26 @@ def test_malformed_sst_tree_stops_naming_file_and_line(mirror, tmp_path):
     assert not out.exists()
 
 
+def test_a_given_smoke_run_is_read_with_its_terminal_output_and_refused_without_it(tmp_path):
+    # KERNBENCH_SMOKE_RUN (conftest.smoke_run): the run's results_dir and what its Snakemake command printed.
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results/results.md").write_text("# Results\n")
+    (tmp_path / "snakemake.stdout").write_text("kernbench: finished (smoke profile).\n")
+    with pytest.raises(pytest.fail.Exception, match=r"not a finished smoke run: no \S*snakemake\.stderr$"):
+        finished_smoke_run(tmp_path)
+    (tmp_path / "snakemake.stderr").write_text("[12:00:00] 1 of 1 steps (100%) done: all (0s)\n")
+    results, run = finished_smoke_run(tmp_path)
+    assert results == tmp_path / "results" and run.returncode == 0
+    assert run.stdout == "kernbench: finished (smoke profile).\n" and run.stderr.startswith("[12:00:00] 1 of 1")
+    (tmp_path / "results/results.md").unlink()
+    with pytest.raises(pytest.fail.Exception, match=r"no \S*results/results\.md$"):
+        finished_smoke_run(tmp_path)
+
+
 @pytest.mark.slow
 def test_smoke_profile_end_to_end_and_idempotent_rerun(smoke_run):
-    # More jobs than cores, every experiment at once (conftest.smoke_run): the single tracking writer must
-    # still log each run once.
+    # Every experiment at once, with more jobs than cores when the suite makes the run (conftest.smoke_run):
+    # the single tracking writer must still log each run once.
     results, first = smoke_run
     # The closing message names the tables, the report command and the dashboard of this run.
     assert "kernbench: finished (smoke profile)." in first.stdout
