@@ -339,7 +339,7 @@ def log_records(
         hide_empty_default_experiment(client)
         assets = Assets(tracking_uri=tracking_uri, prepared_dir=prepared_dir)
         for (path, record), (_, parent, children) in zip(loaded, runs):
-            manifest += resent_if_cut_off(
+            manifest += resent_if_answer_lost(
                 lambda: log_record(
                     client, record, parent, children, record_path=path, artifact_root=artifact_root, assets=assets
                 )
@@ -354,27 +354,31 @@ def log_records(
     return manifest
 
 
-def _cut_off(exc: BaseException) -> bool:
-    """Whether ``exc`` (an ``MlflowException``) comes from an answer that broke off after it began."""
+def _answer_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` (an ``MlflowException``) comes from a request whose answer was lost once it was sent: the
+    connection dropped before the answer (urllib3's ``ProtocolError``) or while it came (requests'
+    ``ChunkedEncodingError``)."""
     from requests.exceptions import ChunkedEncodingError
+    from urllib3.exceptions import ProtocolError
 
     seen = exc
     while seen is not None:
-        if isinstance(seen, ChunkedEncodingError):
+        if isinstance(seen, (ChunkedEncodingError, ProtocolError)):
             return True
         seen = seen.__cause__ or seen.__context__
     return False
 
 
-def resent_if_cut_off(log):
-    """Call ``log()``; when a server's answer breaks off mid-way, call it again, as MLflow resends a request.
+def resent_if_answer_lost(log):
+    """Call ``log()``; when a server's answer to one of its requests is lost, call it again.
 
     MLflow's client resends a request that meets the server down (``MLFLOW_HTTP_REQUEST_MAX_RETRIES``
     times, waiting ``MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR`` seconds times 2 to the attempt, at most
-    urllib3's ``Retry.DEFAULT_BACKOFF_MAX``), but not one
-    whose answer the server began and did not finish, as when it goes down while answering. Logging
-    a record or a summary is idempotent (a run of the key without its completion mark is replaced), so
-    the whole logging is done again, as often and as patiently as MLflow resends a request.
+    urllib3's ``Retry.DEFAULT_BACKOFF_MAX``), but not a write whose answer is lost once the request was
+    sent (the connection drops before the answer, or while it comes), as when the server goes down while
+    answering: the server may have done the write. Logging a record or a summary is idempotent (a run of
+    the key without its completion mark is replaced), so the whole logging is done again, as often and as
+    patiently as MLflow resends a request.
 
     Parameters
     ----------
@@ -395,7 +399,7 @@ def resent_if_cut_off(log):
         try:
             return log()
         except MlflowException as exc:
-            if attempt == attempts or not _cut_off(exc):
+            if attempt == attempts or not _answer_lost(exc):
                 raise
             time.sleep(min(MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR.get() * 2**attempt, Retry.DEFAULT_BACKOFF_MAX))
 
@@ -446,7 +450,7 @@ def log_summaries(papers, *, tracking_uri: str, artifact_root: Path | None, tabl
         client = MlflowClient(tracking_uri=tracking_uri)
         hide_empty_default_experiment(client)
         for paper in papers:
-            summary = resent_if_cut_off(
+            summary = resent_if_answer_lost(
                 lambda: log_summary(client, paper, experiment_id(client, paper, artifact_root), table_paths, figure_paths)
             )
             manifest += [summary] if summary else []
