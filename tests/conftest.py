@@ -70,10 +70,13 @@ def mirror() -> Path:
 #: (:func:`kernbench.workflow_lock.claim_results_dir`). Snakemake's locks are one directory per checkout,
 #: and a run that ends removes all of it, other runs' locks included, while a run starting beside it may be
 #: reading or writing its own there (``snakemake/persistence/file.py``): that run fails at start-up.
-SNAKEMAKE = (sys.executable, "-m", "snakemake", "--nolock")
-#: Snakemake with its locks, as a user runs it: for the tests of the locks, which run one after another
-#: (the ``snakemake_locks`` xdist group) while every other run in the suite leaves the lock directory alone.
-SNAKEMAKE_WITH_LOCKS = (sys.executable, "-m", "snakemake")
+#: It keeps Snakemake's default job rate limiter of 1 s: with the default profile's 5 s (profiles/default/config.yaml)
+#: every run waits about 5 s for the limiter's timers after its last job, which the suite's many short runs add up.
+SNAKEMAKE = (sys.executable, "-m", "snakemake", "--nolock", "--max-jobs-per-timespan", "100/1s")
+#: Snakemake with its locks, as a user runs it (the rate limiter as above): for the tests of the locks, which run one
+#: after another (the ``snakemake_locks`` xdist group) while every other run in the suite leaves the lock directory
+#: alone.
+SNAKEMAKE_WITH_LOCKS = (sys.executable, "-m", "snakemake", "--max-jobs-per-timespan", "100/1s")
 
 
 def run_snakemake(command, **kwargs):
