@@ -330,14 +330,18 @@ def test_smoke_profile_end_to_end_and_idempotent_rerun(smoke_run):
     # Every job runs its command in its own process, which its benchmark file measures: none is a bare
     # launcher (a Python that imports numpy and pandas alone takes more than 0.3 s of CPU and 50 MB).
     # Snakemake samples a job's processes about once a second and keeps what the last sample saw, so a
-    # job of under two seconds may show only part of its CPU, or only the shell that starts it; such a
-    # job shows its command by either figure, and a longer one by its CPU.
+    # job of under two seconds may show only part of its CPU, or, when it ends before a sample sees its
+    # command, only the shell that starts it (a 0.5 s job in one run: no CPU, 3 MB); most such jobs show
+    # their command by either figure, and a longer one always by its CPU.
     from kernbench.report.costs import read_benchmarks
 
     jobs = read_benchmarks(results)
     assert len(jobs) > 50
-    idle = (jobs["cpu_s"] <= 0.3) & ((jobs["wall_s"] >= 2) | (jobs["rss_mb"] <= 50))
-    assert not idle.any(), jobs.loc[idle, ["job", "wall_s", "cpu_s", "rss_mb"]].to_string()
+    short = jobs["wall_s"] < 2
+    idle = (jobs["cpu_s"] <= 0.3) & (~short | (jobs["rss_mb"] <= 50))
+    columns = ["job", "wall_s", "cpu_s", "rss_mb"]
+    assert not (idle & ~short).any(), jobs.loc[idle & ~short, columns].to_string()
+    assert (idle & short).sum() <= 0.1 * short.sum(), jobs.loc[idle & short, columns].to_string()
 
     # Every run carries the cost of the job that made it, found by its record's path or, for a job that makes
     # several runs, by the job its paper's planner names: no path there names a job that did not run.
