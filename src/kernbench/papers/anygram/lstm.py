@@ -259,6 +259,7 @@ def build_model(
     trainable_embeddings: bool = True,
     jit_compile: bool | str = "auto",
     block_lstm: bool = False,
+    steps_per_execution: int = 1,
 ):
     """Build and compile the LSTM classifier.
 
@@ -289,6 +290,9 @@ def build_model(
         (:class:`kernbench.papers.anygram.block_lstm.BlockLSTM`, for training) instead of
         ``keras.layers.LSTM`` (for evaluating and saving: a model that Keras alone loads). Both have the
         same weights, in the same order, with the same initial values.
+    steps_per_execution : int
+        Batches that Keras runs in one call into TensorFlow (a TensorFlow loop over them). The steps, their
+        order and their values are those of one call per batch; only the per-call overhead changes.
 
     Returns
     -------
@@ -324,6 +328,7 @@ def build_model(
         loss="sparse_categorical_crossentropy",
         metrics=["accuracy"],
         jit_compile=jit_compile,
+        steps_per_execution=steps_per_execution,
     )
     return model
 
@@ -491,6 +496,7 @@ def train_lstm(
     jit_compile: bool | str = "auto",
     on_epoch=None,
     block_lstm: bool = True,
+    steps_per_execution: int = 1,
 ) -> LstmResult:
     """Train one LSTM on the train split, stop early on dev accuracy, evaluate dev and test.
 
@@ -518,6 +524,8 @@ def train_lstm(
         Train with TensorFlow's fused ``BlockLSTM`` kernel (see :func:`build_model`); False trains with
         ``keras.layers.LSTM``, for timing the two (``benchmarks/lstm_batches.py --keras-lstm``). Either way
         the trained weights are evaluated and returned in ``keras.layers.LSTM`` layers.
+    steps_per_execution : int
+        Training and dev batches per call into TensorFlow (see :func:`build_model`); the same results at any value.
 
     Returns
     -------
@@ -562,7 +570,7 @@ def train_lstm(
         jit_compile=jit_compile,
     )
     matrix = embedding_matrix(vectors)
-    model = build_model(matrix, **architecture, block_lstm=block_lstm)
+    model = build_model(matrix, **architecture, block_lstm=block_lstm, steps_per_execution=steps_per_execution)
     stopper = keras.callbacks.EarlyStopping(
         monitor="val_accuracy", mode="max", patience=settings["patience"], restore_best_weights=True
     )
