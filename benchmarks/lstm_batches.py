@@ -11,7 +11,8 @@ Usage::
 
     python benchmarks/lstm_batches.py --prepared results/prepared/sst.parquet \
         --embeddings results/prepared/embeddings_glove6b50d.npz --dataset sst --system BiLSTM \
-        [--bucket-batches 1 50] [--epochs 3] [--threads 1] [--jit-compile | --nondeterministic] [--keras-lstm]
+        [--bucket-batches 1 50] [--epochs 3] [--threads 1] [--jit-compile | --nondeterministic] [--keras-lstm] \
+        [--steps-per-execution 1]
 
 Training uses TensorFlow's fused ``BlockLSTM`` kernel, as the workflow does; ``--keras-lstm`` trains with
 ``keras.layers.LSTM`` instead (the reference; ``--jit-compile`` implies it: XLA has no ``BlockLSTM``).
@@ -57,6 +58,8 @@ def main(argv=None) -> None:
         help="op determinism off without XLA, the baseline of --jit-compile",
     )  # fmt: skip
     parser.add_argument("--keras-lstm", action="store_true", help="train with keras.layers.LSTM, not BlockLSTM")
+    parser.add_argument("--steps-per-execution", type=int, default=1,
+                        help="batches per call into TensorFlow (lstm.steps_per_execution)")
     parser.add_argument("--seed", type=int, default=20140823)
     parser.add_argument("--config", default="config.yaml", help="config whose lstm block gives Table 4")
     args = parser.parse_args(argv)
@@ -74,14 +77,15 @@ def main(argv=None) -> None:
     keras_lstm = args.keras_lstm or args.jit_compile
     print(
         f"machine: {platform.machine()} {platform.processor() or ''}; {args.threads} TensorFlow thread(s); XLA {xla}; "
-        f"op determinism {'on' if deterministic else 'off'}; LSTM kernel {'Keras' if keras_lstm else 'BlockLSTM'}"
+        f"op determinism {'on' if deterministic else 'off'}; LSTM kernel {'Keras' if keras_lstm else 'BlockLSTM'}; "
+        f"{args.steps_per_execution} batch(es) per call"
     )
     print(f"{args.dataset} {args.system}: {len(lengths)} training sentences, batch {settings['batch_size']}")
     for bucket_batches in args.bucket_batches:
         result = lstm.train_lstm(
             frame, emb.words, emb.vectors, cased=emb.cased, system=args.system,
             settings={**settings, "bucket_batches": bucket_batches}, seed=args.seed, dataset=args.dataset,
-            jit_compile=args.jit_compile, block_lstm=not keras_lstm,
+            jit_compile=args.jit_compile, block_lstm=not keras_lstm, steps_per_execution=args.steps_per_execution,
         )  # fmt: skip
         fit = result.timings["train"]
         print(json.dumps({

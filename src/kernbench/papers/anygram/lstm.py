@@ -292,7 +292,8 @@ def build_model(
         same weights, in the same order, with the same initial values.
     steps_per_execution : int
         Batches that Keras runs in one call into TensorFlow (a TensorFlow loop over them). The steps, their
-        order and their values are those of one call per batch; only the per-call overhead changes.
+        order and their values are those of one call per batch; only the per-call overhead changes
+        (``benchmarks/lstm_batches.py --steps-per-execution`` times it).
 
     Returns
     -------
@@ -525,7 +526,8 @@ def train_lstm(
         ``keras.layers.LSTM``, for timing the two (``benchmarks/lstm_batches.py --keras-lstm``). Either way
         the trained weights are evaluated and returned in ``keras.layers.LSTM`` layers.
     steps_per_execution : int
-        Training and dev batches per call into TensorFlow (see :func:`build_model`); the same results at any value.
+        Training and dev batches per call into TensorFlow (see :func:`build_model`); the same results at any
+        value, for timing the two (``benchmarks/lstm_batches.py --steps-per-execution``).
 
     Returns
     -------

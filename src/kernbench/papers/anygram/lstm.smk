@@ -46,7 +46,6 @@ rule lstm:
         profile=config["profile"],
         templates=LSTM_TEMPLATES(LSTM_RUNS),
         seeds=LSTM_SEEDS,
-        steps_per_execution=LSTM_CONFIG["steps_per_execution"],
         mlflow_artifacts=f"{RESULTS}/mlartifacts",
     log:
         f"{LOGS}/{LSTM_JOB}.log",
@@ -65,7 +64,7 @@ rule lstm:
     shell:
         "kernbench lstm --dataset {wildcards.dataset} --system {params.systems:q} --seed {params.seeds:q} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
-        "--profile {params.profile:q} --threads {threads} --steps-per-execution {params.steps_per_execution} --record {params.templates[record]:q} "
+        "--profile {params.profile:q} --threads {threads} --record {params.templates[record]:q} "
         "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} "
         '--tracking-uri="$KERNBENCH_TRACKING_URI" --mlflow-artifacts {params.mlflow_artifacts:q} > {log:q} 2>&1'
 
@@ -103,7 +102,6 @@ rule lstm_sensitivity_run:
         profile=config["profile"],
         templates=LSTM_TEMPLATES(LSTM_SENS_RUNS),
         seeds=LSTM_SEEDS,
-        steps_per_execution=LSTM_CONFIG["steps_per_execution"],
         mlflow_artifacts=f"{RESULTS}/mlartifacts",
     log:
         f"{LOGS}/{LSTM_SENSITIVITY_JOB}.log",
@@ -122,8 +120,7 @@ rule lstm_sensitivity_run:
     shell:
         "kernbench lstm --dataset {wildcards.dataset} --system {params.systems:q} --seed {params.seeds:q} "
         "--prepared {input.prepared:q} --embeddings {input.embeddings:q} --settings {params.settings:q} "
-        "--profile {params.profile:q} --threads {threads} --steps-per-execution {params.steps_per_execution} "
-        "--table sensitivity --record {params.templates[record]:q} "
+        "--profile {params.profile:q} --threads {threads} --table sensitivity --record {params.templates[record]:q} "
         "--predictions {params.templates[predictions]:q} --model {params.templates[model]:q} "
         '--tracking-uri="$KERNBENCH_TRACKING_URI" --mlflow-artifacts {params.mlflow_artifacts:q} > {log:q} 2>&1'
 

@@ -90,7 +90,7 @@ def _train_and_write(args, spec, settings: dict, frame, emb, key_params: dict, o
     vectors = emb.vectors
     result = train_lstm(
         frame, emb.words, vectors, cased=emb.cased, system=args.system, settings=settings, seed=args.seed,
-        dataset=spec.name, on_epoch=on_epoch, steps_per_execution=args.steps_per_execution,
+        dataset=spec.name, on_epoch=on_epoch,
     )
 
     save_model_atomic(result.model, args.model)
@@ -148,8 +148,6 @@ def register(subparsers) -> None:
     p.add_argument("--mlflow-artifacts", default=None,
                    help="artifact directory of the paper's MLflow experiment if this job creates it on the server "
                         "(as track gives it: <results_dir>/mlartifacts)")
-    p.add_argument("--steps-per-execution", type=int, default=1,
-                   help="batches per call into TensorFlow (Keras' steps_per_execution; the same results at any value)")
     p.add_argument("--table", default="anygram", choices=["anygram", "sensitivity"],
                    help="the table the run belongs to: Table 3, or only a row of the sensitivity table")
     p.set_defaults(func=_cmd_lstm)
