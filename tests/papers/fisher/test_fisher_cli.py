@@ -310,3 +310,36 @@ def test_features_command_chooses_c_by_cross_validation_and_the_record_keeps_it(
     assert "c" not in params["features"]
     assert written["grid_choices"] == {"c": {"value": built["c"], "grid": [1.0, 100.0]}}
     assert params["weights"] == built["weights"] and params["weights"]["weight"] == "-ln p"
+
+
+def test_svm_and_sensitivity_jobs_compute_their_grams_on_the_threads_they_are_given(prepared, tmp_path, monkeypatch):
+    # numba's default is one thread per core: a one-thread job left there would run the parallel Gram build
+    # beside the job that Snakemake starts on the other core.
+    import numba
+
+    from kernbench.papers.fisher import experiment
+
+    threads_at_gram, sparse_linear_gram = [], experiment.sparse_linear_gram
+
+    def gram(*args):
+        threads_at_gram.append(numba.get_num_threads())
+        return sparse_linear_gram(*args)
+
+    monkeypatch.setattr(experiment, "sparse_linear_gram", gram)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    cache, info, record = tmp_path / "ngram-ln.npz", tmp_path / "ngram-ln.json", tmp_path / "grain.json"
+    params = {**PARAMS, **SVM, "solver": "libsvm", "loss": "hinge", "c_grid": [1, 10], "categories": ["grain"],
+              "sensitivity": {"loss_systems": ["ngram-ln"]}}
+    assert main(["fisher-features", "--system", "ngram-ln", "--prepared", str(prepared), "--params", json.dumps(params),
+                 "--out", str(cache), "--info", str(info), "--threads", "1"]) == 0
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert main(["fisher-svm", "--system", "ngram-ln", "--category", "grain", "--prepared", str(prepared),
+                 "--features", str(cache), "--features-info", str(info), "--params", json.dumps(params),
+                 "--seed", "3", "--profile", "smoke", "--threads", "1", "--record", str(record),
+                 "--predictions", str(tmp_path / "grain.parquet")]) == 0  # fmt: skip
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert main(["fisher-sensitivity", "--choice", "c", "--prepared", str(prepared), "--records", str(record),
+                 "--params", json.dumps(params), "--resamples", "100", "--seed", "3", "--threads", "1",
+                 "--out", str(tmp_path / "fisher.c.csv")]) == 0  # fmt: skip
+    assert len(threads_at_gram) == 2 * 2  # train and test Grams: the main run, then c = 10
+    assert set(threads_at_gram) == {1}

@@ -49,6 +49,7 @@ def _cmd_svm(args) -> None:
 
     from kernbench.catalog import catalog
 
+    set_threads(args.threads, blas=False)
     names = ("features", "features_info", "record", "predictions")
     spec = catalog()[args.dataset]
     frame = pd.read_parquet(args.prepared, columns=["id", "split", "label"])
@@ -105,6 +106,7 @@ def _cmd_sensitivity(args) -> None:
     from kernbench.records import load_record
     from kernbench.report.sensitivity import write_rows
 
+    set_threads(args.threads, blas=False)
     params = json.loads(args.params)
     frame = None
     if args.choice != "ap_reading":
@@ -159,4 +161,5 @@ def register(subparsers) -> None:
     p.add_argument("--resamples", type=int, required=True, help="bootstrap resamples")
     p.add_argument("--seed", type=int, required=True, help="seed of the paired bootstrap and the solvers")
     p.add_argument("--out", required=True, help="CSV of sensitivity rows")
+    add_input_arguments(p, "--threads")
     p.set_defaults(func=_cmd_sensitivity)

@@ -37,4 +37,4 @@ rule fisher_sensitivity:
     shell:
         "kernbench fisher-sensitivity --choice {wildcards.choice} --prepared {input.prepared:q} "
         "--records {input.records:q} --features {input.features:q} --params {params.settings:q} "
-        "--resamples {params.resamples} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
+        "--resamples {params.resamples} --seed {params.seed} --threads {threads} --out {output:q} > {log:q} 2>&1"
