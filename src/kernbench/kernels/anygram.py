@@ -420,25 +420,30 @@ def _mirror_upper(gram):
 def _permute_in_place(mat, row_src, col_src):
     """``mat[i, j] <- mat[row_src[i], col_src[j]]`` without a second matrix (columns per row, then row cycles)."""
     n_rows, n_cols = mat.shape
+    # Element loops, not slice assignments (as in :func:`kernbench.kernels.sparse_linear.sparse_gram`).
     for i in numba.prange(n_rows):
         buf = np.empty(n_cols)
         for j in range(n_cols):
             buf[j] = mat[i, col_src[j]]
-        mat[i, :] = buf
+        for j in range(n_cols):
+            mat[i, j] = buf[j]
     done = np.zeros(n_rows, dtype=np.bool_)
     held = np.empty(n_cols)
     for start in range(n_rows):
         if done[start] or row_src[start] == start:
             continue
-        held[:] = mat[start]
+        for j in range(n_cols):
+            held[j] = mat[start, j]
         i = start
         while True:
             done[i] = True
             src = row_src[i]
             if src == start:
-                mat[i, :] = held
+                for j in range(n_cols):
+                    mat[i, j] = held[j]
                 break
-            mat[i, :] = mat[src]
+            for j in range(n_cols):
+                mat[i, j] = mat[src, j]
             i = src
 
 

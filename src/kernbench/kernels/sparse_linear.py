@@ -43,10 +43,10 @@ def sparse_gram(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, ny, symmetric, out):
     for a in numba.prange(n):
         acc = np.zeros(ny)
         accumulate_row(x_ptr, x_idx, x_val, y_ptr, y_idx, y_val, a, symmetric, acc)
-        if symmetric:
-            out[a, a:] = acc[a:]
-        else:
-            out[a] = acc
+        # Element loops, not slice assignments: numba builds a slice assignment's shape check with its error
+        # message, which takes seconds to compile in every process that compiles the kernel.
+        for b in range(a if symmetric else 0, ny):
+            out[a, b] = acc[b]
     if symmetric:
         for a in numba.prange(n):
             for b in range(a):
