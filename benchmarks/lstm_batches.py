@@ -59,7 +59,7 @@ def main(argv=None) -> None:
     )  # fmt: skip
     parser.add_argument("--keras-lstm", action="store_true", help="train with keras.layers.LSTM, not BlockLSTM")
     parser.add_argument("--steps-per-execution", type=int, default=1,
-                        help="batches per call into TensorFlow (lstm.steps_per_execution)")
+                        help="batches per call into TensorFlow (Keras' steps_per_execution)")
     parser.add_argument("--seed", type=int, default=20140823)
     parser.add_argument("--config", default="config.yaml", help="config whose lstm block gives Table 4")
     args = parser.parse_args(argv)
