@@ -326,7 +326,6 @@ def test_svm_and_sensitivity_jobs_compute_their_grams_on_the_threads_they_are_gi
         return sparse_linear_gram(*args)
 
     monkeypatch.setattr(experiment, "sparse_linear_gram", gram)
-    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     cache, info, record = tmp_path / "ngram-ln.npz", tmp_path / "ngram-ln.json", tmp_path / "grain.json"
     params = {**PARAMS, **SVM, "solver": "libsvm", "loss": "hinge", "c_grid": [1, 10], "categories": ["grain"],
               "sensitivity": {"loss_systems": ["ngram-ln"]}}

@@ -527,7 +527,7 @@ def train_lstm(
         the trained weights are evaluated and returned in ``keras.layers.LSTM`` layers.
     steps_per_execution : int
         Training and dev batches per call into TensorFlow (see :func:`build_model`); the same results at any
-        value, for timing the two (``benchmarks/lstm_batches.py --steps-per-execution``).
+        value (``benchmarks/lstm_batches.py --steps-per-execution`` times them).
 
     Returns
     -------
