@@ -130,22 +130,43 @@ def test_the_default_target_builds_the_sensitivity_table_only_where_the_config_a
     assert (f"{results}/report/sensitivity.html" in result.stdout) == built
 
 
-@pytest.mark.parametrize("profile, threads", [("full", 2), ("smoke", 1)])
-def test_throughput_benchmark_takes_the_profiles_thread_count(profile, threads):
-    [benchmark] = [rule for rule in _rules({"profile": profile}) if rule.name == "anygram_benchmark"]
-    assert benchmark.resources["_cores"].value == threads
-
-
 def test_steps_that_combine_runs_go_ahead_of_the_runs_that_can_wait():
     priorities = {rule.name: rule.priority for rule in _rules({"profile": "smoke"})}
     combining = ("tables", "significance_paper", "significance", "track", "ordinal_figure", "fisher_plot",
                  "anygram_accuracy_figure", "anygram_throughput_figure", "sensitivity", "results_summary")
     assert {rule: priorities[rule] for rule in combining} == {rule: 1 for rule in combining}
-    waiting = ("ordinal_run", "lstm_sensitivity_run", "fisher_sensitivity", "anygram_sensitivity_lam")
-    assert {rule: priorities[rule] for rule in waiting} == {rule: 0 for rule in waiting}
+    waiting = ("ordinal_run", "lstm_sensitivity_run", "anygram_benchmark", "anygram_sensitivity_lam")
+    assert {rule: priorities[rule] < 1 for rule in waiting} == {rule: True for rule in waiting}
     assert priorities["prepare"] == 2 and priorities["lstm"] == 1
     # The jobs that the eight Fisher sensitivity jobs wait for start early, so that those fill the run's gaps.
     assert priorities["fisher_features"] == priorities["fisher_svm"] == 1
+
+
+def test_long_runs_that_can_wait_start_before_the_short_ones():
+    from snakemake.iocontainers import Wildcards
+
+    from kernbench.papers.fisher import plan as fisher_plan
+
+    rules = {rule.name: rule for rule in _rules({"profile": "smoke"})}
+
+    def priority(rule, **wildcards):
+        return rules[rule].expand_priority(Wildcards(fromdict=wildcards), input=None, attempt=1)
+
+    fisher = {choice: priority("fisher_sensitivity", choice=choice) for choice in fisher_plan.SENSITIVITY_CHOICES}
+    long = {"lstm_sensitivity_run": priority("lstm_sensitivity_run"), "ordinal_run": priority("ordinal_run"),
+            "anygram_benchmark": priority("anygram_benchmark"),
+            **{f"fisher.{c}": fisher[c] for c in ("c", "documents", "lowercase", "collapse_whitespace",
+                                                 "max_state_length")}}
+    short = {"anygram_sensitivity_lam": priority("anygram_sensitivity_lam"),
+             "ordinal_sensitivity_prp_weights": priority("ordinal_sensitivity_prp_weights"),
+             **{f"fisher.{c}": fisher[c] for c in ("loss", "solver", "ap_reading")}}
+    assert set(long.values()) == {0.5} and set(short.values()) == {0}, (long, short)
+
+
+@pytest.mark.parametrize(("overrides", "threads"), [({}, 1), ({"anygram": {"benchmark": {"threads": 2}}}, 2)])
+def test_throughput_benchmark_takes_the_configured_thread_count(overrides, threads):
+    [benchmark] = [rule for rule in _rules(overrides) if rule.name == "anygram_benchmark"]
+    assert benchmark.resources["_cores"].value == threads
 
 
 def test_broken_config_yaml_is_named_with_its_line(tmp_path):
@@ -426,8 +447,7 @@ _SAFE_UNQUOTED = re.compile(r"^[-\w.]*$")  # a name, number or flag: no space, q
 
 def _flag_values(function, rule) -> list:
     """Values of a params function of the wildcards alone, over sample wildcard values (None if it needs more)."""
-    from types import SimpleNamespace
-
+    
     names = list(rule.wildcard_names)
     samples = ["x", "AGKsm_lam0.4", "AGKwess_lam0.4", "NGTKsm_lam0.4"]
     try:

@@ -77,6 +77,10 @@ BENCHMARKS = f"{RESULTS}/benchmarks/jobs"
 # the sensitivity table, the summary): ahead of the runs that can wait, so that what follows them starts early
 # (docs/operations.md, "Scheduling on two cores").
 COMBINING_PRIORITY = 1
+# Among the runs that can wait, the long ones (minutes each: the LSTM retraining, the ordinal runs, the Fisher
+# reruns that rebuild features, the throughput benchmark) start before the short ones, so that the run does not
+# end on one long job with the other core idle.
+LONG_RUN_PRIORITY = 0.5
 
 
 # Wildcards that mean the same thing in every rule, with their domains from the registries. The rules' own blocks

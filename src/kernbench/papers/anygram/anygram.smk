@@ -286,6 +286,7 @@ rule anygram_benchmark:
         f"{BENCHMARKS}/anygram_benchmark/benchmarks/anygram.tsv"
     conda:
         CONDA_ENV
+    priority: LONG_RUN_PRIORITY
     threads: ANYGRAM["benchmark"]["threads"]
     resources:
         mem_mb=8000,

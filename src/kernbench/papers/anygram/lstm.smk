@@ -112,6 +112,7 @@ rule lstm_sensitivity_run:
         dataset="|".join(TOKENISED),
     conda:
         CONDA_ENV
+    priority: LONG_RUN_PRIORITY
     # One thread per job, as the main LSTM jobs.
     threads: 1
     resources:

@@ -30,6 +30,7 @@ rule fisher_sensitivity:
         choice="|".join(FISHER_SENSITIVITY_SYSTEMS),
     conda:
         CONDA_ENV
+    priority: lambda w: LONG_RUN_PRIORITY if w.choice in fisher_plan.FEATURE_CHOICES else 0
     threads: 1
     resources:
         mem_mb=4000,

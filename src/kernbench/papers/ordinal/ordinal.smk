@@ -29,6 +29,7 @@ rule ordinal_run:
         dataset="|".join(d for d, spec in DATASETS.items() if spec.task == "ordinal"),
     conda:
         CONDA_ENV
+    priority: LONG_RUN_PRIORITY
     threads: 1
     resources:
         mem_mb=3000,
