@@ -137,7 +137,7 @@ def test_steps_that_combine_runs_go_ahead_of_the_runs_that_can_wait():
     assert {rule: priorities[rule] for rule in combining} == {rule: 1 for rule in combining}
     waiting = ("ordinal_run", "lstm_sensitivity_run", "anygram_benchmark", "anygram_sensitivity_lam")
     assert {rule: priorities[rule] < 1 for rule in waiting} == {rule: True for rule in waiting}
-    assert priorities["prepare"] == 2 and priorities["lstm"] == 1
+    assert priorities["prepare"] == priorities["embeddings"] == 2 and priorities["lstm"] == 1
     # The jobs that the eight Fisher sensitivity jobs wait for start early, so that those fill the run's gaps.
     assert priorities["fisher_features"] == priorities["fisher_svm"] == 1
 

@@ -107,6 +107,7 @@ rule embeddings:
         f"{BENCHMARKS}/embeddings/embeddings.tsv"
     conda:
         CONDA_ENV
+    priority: 2  # the LSTMs and the any-gram Grams wait for it
     threads: 1
     resources:
         mem_mb=4000,
