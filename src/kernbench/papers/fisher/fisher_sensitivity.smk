@@ -14,7 +14,7 @@ rule fisher_sensitivity:
         # loss and solver re-use the main feature caches; the other choices build their alternatives' features
         features=lambda w: expand(f"{FISHER_FEATURES}.npz", dataset=fisher_plan.DATASET,
                                   system=FISHER_SENSITIVITY_SYSTEMS[w.choice])
-        if w.choice in ("loss", "solver")
+        if w.choice in fisher_plan.SVM_CHOICES
         else [],
     output:
         f"{RESULTS}/sensitivity/fisher/fisher.{{choice}}.csv",

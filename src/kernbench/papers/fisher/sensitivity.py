@@ -50,6 +50,7 @@ from kernbench.papers.fisher.experiment import (
     svm_decisions,
     weighted_features,
 )
+from kernbench.papers.fisher.plan import SENSITIVITY_CHOICES, SVM_CHOICES
 from kernbench.papers.fisher.systems import SYSTEMS
 from kernbench.report.sensitivity import sensitivity_row
 from kernbench.report.uncertainty import METRICS, paired_comparison
@@ -58,10 +59,7 @@ log = logging.getLogger("kernbench.fisher")
 
 PAPER = "fisher"
 TABLE = "fisher"
-CHOICES = ("ap_reading", "c", "documents", "loss", "solver", "lowercase", "collapse_whitespace",
-           "max_state_length")
-#: Choices that re-fit the SVM on the main run's feature caches.
-SVM_CHOICES = ("loss", "solver")
+CHOICES = SENSITIVITY_CHOICES
 #: Choices that rebuild the features with one text-normalisation step switched.
 TEXT_CHOICES = ("lowercase", "collapse_whitespace")
 #: The measures the paper's average precision is set against in ``fisher.ap_reading``.
