@@ -59,7 +59,6 @@ log = logging.getLogger("kernbench.fisher")
 
 PAPER = "fisher"
 TABLE = "fisher"
-CHOICES = SENSITIVITY_CHOICES
 #: Choices that rebuild the features with one text-normalisation step switched.
 TEXT_CHOICES = ("lowercase", "collapse_whitespace")
 #: The measures the paper's average precision is set against in ``fisher.ap_reading``.
@@ -156,12 +155,12 @@ def alternative_rows(
     seed: int,
     feature_paths: dict | None = None,
 ) -> list[dict]:
-    """Rows of a choice whose alternatives are re-run (every choice of :data:`CHOICES` but ``ap_reading``).
+    """Rows of a choice whose alternatives are re-run (every choice of :data:`SENSITIVITY_CHOICES` but ``ap_reading``).
 
     Parameters
     ----------
     choice : str
-        One of :data:`CHOICES` other than ``ap_reading``.
+        One of :data:`SENSITIVITY_CHOICES` other than ``ap_reading``.
     frame : pandas.DataFrame
         The prepared ``reuters`` table.
     defaults : dict
@@ -232,7 +231,9 @@ def alternative_rows(
                 rows += _rows_against("fisher.max_state_length", system, str(default_cap or "none"), str(cap),
                                       scores, defaults, resamples=resamples, seed=seed)
     else:
-        raise ValueError(f"unknown fisher sensitivity choice {choice!r}; expected one of {', '.join(CHOICES)}")
+        raise ValueError(
+            f"unknown fisher sensitivity choice {choice!r}; expected one of {', '.join(SENSITIVITY_CHOICES)}"
+        )
     return rows
 
 
@@ -245,7 +246,7 @@ def sensitivity_rows(
     Parameters
     ----------
     choice : str
-        One of :data:`CHOICES`.
+        One of :data:`SENSITIVITY_CHOICES`.
     frame : pandas.DataFrame or None
         The prepared ``reuters`` table (not needed for ``ap_reading``).
     records : list of dict
